@@ -1,0 +1,396 @@
+//! The chunk: the unit chunkers emit, retrievers score and packers fit into a prompt.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{ChunkId, DocumentId, Span, TenantId};
+
+/// How far the text of a chunk may be trusted; the packer flags conflicts across levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustLevel {
+    /// Curated by the operator (the default: chunkers emit the operator's own documents).
+    #[default]
+    Trusted,
+    /// Supplied by an end user, e.g. an uploaded file or a chat message.
+    UserSupplied,
+    /// From an unvetted source, e.g. the open web.
+    Untrusted,
+}
+
+impl TrustLevel {
+    /// The snake_case name used in JSON and in the CLI.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Trusted => "trusted",
+            Self::UserSupplied => "user_supplied",
+            Self::Untrusted => "untrusted",
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Why a chunk could not be built: a chunk must carry its text, a reference to it, or both.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("chunk {id} has neither content nor content_ref: at least one is required")]
+pub struct MissingContentError {
+    /// The chunk that was rejected.
+    pub id: ChunkId,
+}
+
+/// A piece of a document, sized for a model's context.
+///
+/// Its JSON form is the interchange format of the CLI: `ragctl chunk --format jsonl` writes one per
+/// line and `ragctl pack` reads them. A chunk always has `content`, `content_ref` or both: the
+/// constructors and deserialisation enforce it. Fields the format does not know are kept in
+/// [`extra`](Self::extra) and written back unchanged.
+///
+/// ```
+/// use rag_core::Chunk;
+///
+/// let chunk = Chunk::with_content("doc#0", "doc", "acme", "Rerankers score pairs jointly.");
+/// let line = serde_json::to_string(&chunk).unwrap();
+/// let back: Chunk = serde_json::from_str(&line).unwrap();
+/// assert_eq!(back.content(), Some("Rerankers score pairs jointly."));
+///
+/// let err = serde_json::from_str::<Chunk>(r#"{"id":"x","document_id":"d","tenant_id":"t"}"#)
+///     .unwrap_err();
+/// assert!(err.to_string().contains("neither content nor content_ref"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ChunkRepr")]
+pub struct Chunk {
+    /// The chunk's id.
+    pub id: ChunkId,
+    /// The document the chunk was cut from.
+    pub document_id: DocumentId,
+    /// The tenant that owns the chunk.
+    pub tenant_id: TenantId,
+    /// 0-based position within its document.
+    pub position: usize,
+    /// The enclosing chunk (for a chunker's output: the closest enclosing heading), if any.
+    pub parent_id: Option<ChunkId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_ref: Option<String>,
+    /// Number of tokens of `content` under the tokenizer named by whoever set it, cached at ingest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_count: Option<usize>,
+    /// Byte range of `content` in the source text, when the chunk is a slice of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    /// Where the source document was read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_uri: Option<String>,
+    /// Relevance score from retrieval or reranking; higher is better. Missing counts as 0.0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// How far the text may be trusted.
+    #[serde(skip_serializing_if = "TrustLevel::is_default")]
+    pub trust: TrustLevel,
+    /// Always packed, ahead of every other chunk (system prompt, user question).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+    /// Labels a principal needs to see the chunk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub acl_labels: Vec<String>,
+    /// Producer-specific data; the heading-aware chunker sets `kind`, `level` and `heading_path`.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+    /// Fields this version does not know, kept so that a pipe through `ragctl` loses nothing.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Chunk {
+    /// A chunk holding `content`, with every optional field empty.
+    pub fn with_content(
+        id: impl Into<ChunkId>,
+        document_id: impl Into<DocumentId>,
+        tenant_id: impl Into<TenantId>,
+        content: impl Into<String>,
+    ) -> Self {
+        Self::empty(
+            id.into(),
+            document_id.into(),
+            tenant_id.into(),
+            Some(content.into()),
+            None,
+        )
+    }
+
+    /// A chunk whose text lives elsewhere (object store, database), referenced by `content_ref`.
+    pub fn with_content_ref(
+        id: impl Into<ChunkId>,
+        document_id: impl Into<DocumentId>,
+        tenant_id: impl Into<TenantId>,
+        content_ref: impl Into<String>,
+    ) -> Self {
+        Self::empty(
+            id.into(),
+            document_id.into(),
+            tenant_id.into(),
+            None,
+            Some(content_ref.into()),
+        )
+    }
+
+    /// A chunk from explicit parts; fails if both `content` and `content_ref` are `None`.
+    pub fn try_new(
+        id: impl Into<ChunkId>,
+        document_id: impl Into<DocumentId>,
+        tenant_id: impl Into<TenantId>,
+        content: Option<String>,
+        content_ref: Option<String>,
+    ) -> Result<Self, MissingContentError> {
+        let id = id.into();
+        if content.is_none() && content_ref.is_none() {
+            return Err(MissingContentError { id });
+        }
+        Ok(Self::empty(
+            id,
+            document_id.into(),
+            tenant_id.into(),
+            content,
+            content_ref,
+        ))
+    }
+
+    fn empty(
+        id: ChunkId,
+        document_id: DocumentId,
+        tenant_id: TenantId,
+        content: Option<String>,
+        content_ref: Option<String>,
+    ) -> Self {
+        Self {
+            id,
+            document_id,
+            tenant_id,
+            position: 0,
+            parent_id: None,
+            content,
+            content_ref,
+            token_count: None,
+            span: None,
+            source_uri: None,
+            score: None,
+            trust: TrustLevel::default(),
+            pinned: false,
+            acl_labels: Vec::new(),
+            metadata: Map::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// The chunk's text, if it carries it.
+    pub fn content(&self) -> Option<&str> {
+        self.content.as_deref()
+    }
+
+    /// Where the chunk's text is stored, if it is stored elsewhere.
+    pub fn content_ref(&self) -> Option<&str> {
+        self.content_ref.as_deref()
+    }
+
+    /// Replaces the text and the reference together; fails, leaving the chunk unchanged, if both are `None`.
+    pub fn set_body(
+        &mut self,
+        content: Option<String>,
+        content_ref: Option<String>,
+    ) -> Result<(), MissingContentError> {
+        if content.is_none() && content_ref.is_none() {
+            return Err(MissingContentError { id: self.id.clone() });
+        }
+        self.content = content;
+        self.content_ref = content_ref;
+        Ok(())
+    }
+
+    /// The score the packer ranks by: the chunk's score, or 0.0 when it has none.
+    pub fn score_or_zero(&self) -> f64 {
+        self.score.unwrap_or(0.0)
+    }
+
+    /// A string field of `metadata`, e.g. `metadata_str("kind")`.
+    pub fn metadata_str(&self, key: &str) -> Option<&str> {
+        self.metadata.get(key).and_then(Value::as_str)
+    }
+}
+
+/// The wire form, checked by `TryFrom` so that a chunk without a body never exists.
+#[derive(Deserialize)]
+struct ChunkRepr {
+    id: ChunkId,
+    document_id: DocumentId,
+    tenant_id: TenantId,
+    #[serde(default)]
+    position: usize,
+    #[serde(default)]
+    parent_id: Option<ChunkId>,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    content_ref: Option<String>,
+    #[serde(default)]
+    token_count: Option<usize>,
+    #[serde(default)]
+    span: Option<Span>,
+    #[serde(default)]
+    source_uri: Option<String>,
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    trust: TrustLevel,
+    #[serde(default)]
+    pinned: bool,
+    #[serde(default)]
+    acl_labels: Vec<String>,
+    #[serde(default)]
+    metadata: Map<String, Value>,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
+
+impl TryFrom<ChunkRepr> for Chunk {
+    type Error = MissingContentError;
+
+    fn try_from(repr: ChunkRepr) -> Result<Self, Self::Error> {
+        if repr.content.is_none() && repr.content_ref.is_none() {
+            return Err(MissingContentError { id: repr.id });
+        }
+        Ok(Self {
+            id: repr.id,
+            document_id: repr.document_id,
+            tenant_id: repr.tenant_id,
+            position: repr.position,
+            parent_id: repr.parent_id,
+            content: repr.content,
+            content_ref: repr.content_ref,
+            token_count: repr.token_count,
+            span: repr.span,
+            source_uri: repr.source_uri,
+            score: repr.score,
+            trust: repr.trust,
+            pinned: repr.pinned,
+            acl_labels: repr.acl_labels,
+            metadata: repr.metadata,
+            extra: repr.extra,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn full_chunk() -> Chunk {
+        let mut chunk = Chunk::with_content("doc#1", "doc", "acme", "Body text.");
+        chunk.position = 1;
+        chunk.parent_id = Some("doc#0".into());
+        chunk.token_count = Some(3);
+        chunk.span = Some(Span::new(9, 19));
+        chunk.source_uri = Some("docs/a.md".into());
+        chunk.score = Some(0.75);
+        chunk.trust = TrustLevel::UserSupplied;
+        chunk.pinned = true;
+        chunk.acl_labels = vec!["staff".into()];
+        chunk.metadata.insert("kind".into(), json!("body"));
+        chunk
+    }
+
+    #[test]
+    fn full_chunk_round_trips_with_fixed_field_names() {
+        let chunk = full_chunk();
+        let json = serde_json::to_value(&chunk).unwrap();
+        assert_eq!(
+            json,
+            json!({
+                "id": "doc#1", "document_id": "doc", "tenant_id": "acme", "position": 1,
+                "parent_id": "doc#0", "content": "Body text.", "token_count": 3,
+                "span": {"start": 9, "end": 19}, "source_uri": "docs/a.md", "score": 0.75,
+                "trust": "user_supplied", "pinned": true, "acl_labels": ["staff"],
+                "metadata": {"kind": "body"}
+            })
+        );
+        let back: Chunk = serde_json::from_value(json).unwrap();
+        assert_eq!(back, chunk);
+    }
+
+    #[test]
+    fn minimal_chunk_omits_empty_optionals_and_defaults_them_back() {
+        let chunk = Chunk::with_content_ref("c", "d", "t", "s3://bucket/c.txt");
+        let json = serde_json::to_value(&chunk).unwrap();
+        assert_eq!(
+            json,
+            json!({"id": "c", "document_id": "d", "tenant_id": "t", "position": 0,
+                   "parent_id": null, "content_ref": "s3://bucket/c.txt"})
+        );
+        let back: Chunk = serde_json::from_value(json).unwrap();
+        assert_eq!(back, chunk);
+        assert_eq!(back.trust, TrustLevel::Trusted);
+        assert!(!back.pinned);
+        assert_eq!(back.score_or_zero(), 0.0);
+    }
+
+    #[test]
+    fn a_chunk_with_neither_content_nor_ref_is_rejected() {
+        let err = Chunk::try_new("c-9", "d", "t", None, None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "chunk c-9 has neither content nor content_ref: at least one is required"
+        );
+        let err =
+            serde_json::from_value::<Chunk>(json!({"id": "c-9", "document_id": "d", "tenant_id": "t"})).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("chunk c-9 has neither content nor content_ref"),
+            "{err}"
+        );
+
+        let mut chunk = Chunk::with_content("c", "d", "t", "x");
+        assert!(chunk.set_body(None, None).is_err());
+        assert_eq!(
+            chunk.content(),
+            Some("x"),
+            "a failed set_body leaves the chunk as it was"
+        );
+        chunk.set_body(None, Some("ref".into())).unwrap();
+        assert_eq!((chunk.content(), chunk.content_ref()), (None, Some("ref")));
+    }
+
+    #[test]
+    fn unknown_fields_are_kept_and_written_back() {
+        let line = json!({"id": "c", "document_id": "d", "tenant_id": "t", "content": "x",
+                          "embedding_model": "e5", "nested": {"a": [1, 2]}});
+        let chunk: Chunk = serde_json::from_value(line.clone()).unwrap();
+        assert_eq!(chunk.extra.get("embedding_model"), Some(&json!("e5")));
+        let out = serde_json::to_value(&chunk).unwrap();
+        assert_eq!(out["nested"], line["nested"]);
+        assert_eq!(out["embedding_model"], "e5");
+    }
+
+    #[test]
+    fn negative_token_counts_are_rejected_by_the_wire_format() {
+        let err = serde_json::from_value::<Chunk>(
+            json!({"id": "c", "document_id": "d", "tenant_id": "t", "content": "x", "token_count": -3}),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("-3"), "{err}");
+    }
+
+    #[test]
+    fn trust_levels_round_trip() {
+        for trust in [TrustLevel::Trusted, TrustLevel::UserSupplied, TrustLevel::Untrusted] {
+            let json = serde_json::to_string(&trust).unwrap();
+            assert_eq!(json, format!("\"{}\"", trust.as_str()));
+            assert_eq!(serde_json::from_str::<TrustLevel>(&json).unwrap(), trust);
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Errors, one enum per stage, and [`Error`] that wraps them all.
+//!
+//! Every message names what failed and where (file, byte offset, block, chunk id), lower-case and
+//! without a trailing period, so callers can prefix it (`error: docs/a.md: invalid UTF-8 ...`).
+
+use crate::{ChunkId, DocumentId, MissingContentError, TenantId};
+
+/// Any error of the ragctl libraries.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A parser could not read a document.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A chunker could not chunk a document.
+    #[error(transparent)]
+    Chunk(#[from] ChunkError),
+    /// Retrieval-time processing (packing) failed.
+    #[error(transparent)]
+    Retrieval(#[from] RetrievalError),
+    /// A chunk without content or content_ref was built.
+    #[error(transparent)]
+    MissingContent(#[from] MissingContentError),
+}
+
+impl From<PackerError> for Error {
+    fn from(err: PackerError) -> Self {
+        Self::Retrieval(RetrievalError::Packer(err))
+    }
+}
+
+/// A document could not be parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// The bytes are not UTF-8.
+    #[error("{source_uri}: invalid UTF-8 at byte offset {offset}")]
+    InvalidUtf8 {
+        /// The document.
+        source_uri: String,
+        /// Offset of the first invalid byte in the input as read (a byte-order mark included).
+        offset: usize,
+    },
+    /// No parser handles this kind of file.
+    #[error("{source_uri}: unsupported file type {kind:?}; supported: {supported}")]
+    UnsupportedType {
+        /// The document.
+        source_uri: String,
+        /// The extension or type name that was asked for (empty if the file has none).
+        kind: String,
+        /// The types that are supported, e.g. `markdown (.md, .markdown), text (.txt, .text)`.
+        supported: String,
+    },
+    /// The input is of the right type but its content is malformed (e.g. OCR JSON).
+    #[error("{source_uri}{}: {message}", location_suffix(*line, *column))]
+    Malformed {
+        /// The document.
+        source_uri: String,
+        /// 1-based line of the problem, when known.
+        line: Option<usize>,
+        /// 1-based column of the problem, when known.
+        column: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// The document could not be read.
+    #[error("{source_uri}: cannot read: {source}")]
+    Io {
+        /// The document.
+        source_uri: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn location_suffix(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!(":{line}:{column}"),
+        (Some(line), None) => format!(":{line}"),
+        _ => String::new(),
+    }
+}
+
+/// A chunker failed, or was configured wrongly.
+#[derive(Debug, thiserror::Error)]
+pub enum ChunkError {
+    /// The configuration cannot work (e.g. `max_tokens` is 0, or overlap is not below it).
+    #[error("invalid chunker configuration: {message}")]
+    InvalidConfig {
+        /// What is wrong.
+        message: String,
+    },
+    /// The tokenizer failed or is unknown.
+    #[error("tokenizer {tokenizer}: {message}")]
+    Tokenizer {
+        /// The tokenizer's name.
+        tokenizer: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A block of the parsed document is inconsistent with its source text.
+    #[error("document {document_id}: block {block_index}: {message}")]
+    MalformedBlock {
+        /// The document.
+        document_id: DocumentId,
+        /// 0-based index of the block in `ParsedDocument::blocks`.
+        block_index: usize,
+        /// What is wrong, e.g. a span outside the text.
+        message: String,
+    },
+}
+
+/// Retrieval-time processing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RetrievalError {
+    /// The context packer refused its input or configuration.
+    #[error(transparent)]
+    Packer(#[from] PackerError),
+}
+
+/// The context packer refused its input or configuration.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PackerError {
+    /// The budget is zero or negative.
+    #[error("token budget must be positive, got {budget}")]
+    InvalidBudget {
+        /// The budget that was given.
+        budget: i64,
+    },
+    /// A chunk belongs to another tenant than the request (defence in depth).
+    #[error("chunk {chunk_id} belongs to tenant {chunk_tenant}, not to the request's tenant {expected}")]
+    ForeignTenant {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// Its tenant.
+        chunk_tenant: TenantId,
+        /// The request's tenant.
+        expected: TenantId,
+    },
+    /// A chunk carries only a `content_ref` and no cached `token_count`.
+    #[error(
+        "chunk {chunk_id} has a content_ref but no content and no token_count: \
+         the packer does not fetch content, so set token_count at ingest"
+    )]
+    MissingTokenCount {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
+    /// A chunk counts as zero tokens (empty content or `token_count: 0`).
+    #[error("chunk {chunk_id} has 0 tokens: empty chunks cannot be packed")]
+    ZeroTokens {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
+    /// A chunk's score is NaN or infinite.
+    #[error("chunk {chunk_id} has a non-finite score ({score})")]
+    NonFiniteScore {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// The score.
+        score: f64,
+    },
+    /// Two input chunks share an id, so drop records and ties would be ambiguous.
+    #[error("chunk id {chunk_id} appears more than once in the input")]
+    DuplicateChunkId {
+        /// The repeated id.
+        chunk_id: ChunkId,
+    },
+    /// The pinned chunks alone exceed the budget.
+    #[error("pinned chunks need {pinned_tokens} tokens, more than the budget of {budget}")]
+    PinnedOverBudget {
+        /// Tokens of all pinned chunks.
+        pinned_tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// The packer's configuration cannot work (e.g. a Jaccard threshold outside 0..=1).
+    #[error("invalid packer configuration: {message}")]
+    InvalidConfig {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_name_the_file_and_place() {
+        let err = ParseError::InvalidUtf8 {
+            source_uri: "docs/a.md".into(),
+            offset: 17,
+        };
+        assert_eq!(err.to_string(), "docs/a.md: invalid UTF-8 at byte offset 17");
+
+        let err = ParseError::UnsupportedType {
+            source_uri: "a.pdf".into(),
+            kind: "pdf".into(),
+            supported: "markdown (.md), text (.txt)".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "a.pdf: unsupported file type \"pdf\"; supported: markdown (.md), text (.txt)"
+        );
+
+        let err = ParseError::Malformed {
+            source_uri: "scan.ocr.json".into(),
+            line: Some(3),
+            column: Some(9),
+            message: "missing field `regions`".into(),
+        };
+        assert_eq!(err.to_string(), "scan.ocr.json:3:9: missing field `regions`");
+        let err = ParseError::Malformed {
+            source_uri: "scan.ocr.json".into(),
+            line: None,
+            column: None,
+            message: "region 2: bbox has 3 numbers, expected 4".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "scan.ocr.json: region 2: bbox has 3 numbers, expected 4"
+        );
+
+        let err = ParseError::Io {
+            source_uri: "gone.md".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        };
+        assert_eq!(err.to_string(), "gone.md: cannot read: no such file");
+    }
+
+    #[test]
+    fn chunk_errors_name_the_block() {
+        let err = ChunkError::MalformedBlock {
+            document_id: "doc".into(),
+            block_index: 4,
+            message: "span 10..99 is outside the 20-byte text".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "document doc: block 4: span 10..99 is outside the 20-byte text"
+        );
+        let err = ChunkError::InvalidConfig {
+            message: "max_tokens must be at least 1".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "invalid chunker configuration: max_tokens must be at least 1"
+        );
+        let err = ChunkError::Tokenizer {
+            tokenizer: "p50k".into(),
+            message: "unknown encoding".into(),
+        };
+        assert_eq!(err.to_string(), "tokenizer p50k: unknown encoding");
+    }
+
+    #[test]
+    fn packer_errors_name_the_chunk_and_wrap_into_the_top_level_error() {
+        let err = PackerError::ForeignTenant {
+            chunk_id: "c7".into(),
+            chunk_tenant: "globex".into(),
+            expected: "acme".into(),
+        };
+        let msg = "chunk c7 belongs to tenant globex, not to the request's tenant acme";
+        assert_eq!(err.to_string(), msg);
+        let top = Error::from(err);
+        assert!(matches!(
+            top,
+            Error::Retrieval(RetrievalError::Packer(PackerError::ForeignTenant { .. }))
+        ));
+        assert_eq!(top.to_string(), msg);
+
+        let cases = [
+            (
+                PackerError::InvalidBudget { budget: -5 },
+                "token budget must be positive, got -5",
+            ),
+            (
+                PackerError::ZeroTokens { chunk_id: "z".into() },
+                "chunk z has 0 tokens: empty chunks cannot be packed",
+            ),
+            (
+                PackerError::NonFiniteScore {
+                    chunk_id: "n".into(),
+                    score: f64::NAN,
+                },
+                "chunk n has a non-finite score (NaN)",
+            ),
+            (
+                PackerError::PinnedOverBudget {
+                    pinned_tokens: 120,
+                    budget: 100,
+                },
+                "pinned chunks need 120 tokens, more than the budget of 100",
+            ),
+            (
+                PackerError::DuplicateChunkId { chunk_id: "d".into() },
+                "chunk id d appears more than once in the input",
+            ),
+        ];
+        for (err, msg) in cases {
+            assert_eq!(err.to_string(), msg);
+        }
+        assert!(
+            PackerError::MissingTokenCount { chunk_id: "r".into() }
+                .to_string()
+                .starts_with("chunk r has a content_ref but no content and no token_count")
+        );
+    }
+
+    #[test]
+    fn missing_content_converts_into_the_top_level_error() {
+        let err = Error::from(MissingContentError { id: "c".into() });
+        assert!(err.to_string().contains("chunk c has neither content nor content_ref"));
+    }
+}

@@ -1,0 +1,41 @@
+//! The shared vocabulary of ragctl: ids, request context, documents and blocks, chunks, packed
+//! context, errors, and the SPI traits ([`Parser`], [`Chunker`], [`TokenCounter`]).
+//!
+//! Every other crate of the workspace speaks these types, so a chunker, a packer and the CLI can be
+//! swapped independently. This crate is deliberately light: no tokenizer, no async runtime, no
+//! telemetry; only `serde`, `thiserror` and `async-trait`.
+//!
+//! ```
+//! use rag_core::{Chunk, RequestContext, TrustLevel};
+//!
+//! let ctx = RequestContext::local("acme");
+//! let mut chunk = Chunk::with_content("guide#3", "guide", ctx.tenant_id.clone(), "Rerankers score pairs.");
+//! chunk.score = Some(0.82);
+//! chunk.trust = TrustLevel::UserSupplied;
+//!
+//! // The JSON form is the CLI's interchange format, one chunk per line.
+//! let line = serde_json::to_string(&chunk)?;
+//! assert!(line.contains(r#""trust":"user_supplied""#));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+mod chunk;
+mod context;
+mod document;
+mod error;
+mod ids;
+mod packed;
+mod spi;
+
+pub use chunk::{Chunk, MissingContentError, TrustLevel};
+pub use context::{Principal, RequestContext};
+pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
+pub use error::{ChunkError, Error, PackerError, ParseError, RetrievalError};
+pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
+pub use packed::{
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, PackOrder, PackedContext, SelectionStrategy,
+};
+pub use spi::{Chunker, Health, Parser, SourceBytes, TokenCounter};
+
+/// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.
+pub use async_trait::async_trait;

@@ -1,0 +1,321 @@
+//! What a packer returns: the chunks that made it into the prompt, and why the others did not.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Chunk, ChunkId, DocumentId};
+
+/// The order packed chunks are arranged in (pinned chunks always come first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PackOrder {
+    /// Best chunks at both ends, weakest in the middle (Liu et al., "Lost in the Middle").
+    #[default]
+    LostInMiddle,
+    /// Rank order: best first.
+    Descending,
+    /// Reverse rank order: best last, next to the user turn.
+    Ascending,
+    /// The order the chunks were given in.
+    Input,
+    /// The input order reversed.
+    Reverse,
+    /// The long-context reorder LangChain users know, applied to the rank order.
+    Sides,
+}
+
+impl PackOrder {
+    /// Every order, for CLIs and exhaustive tests.
+    pub const ALL: [Self; 6] = [
+        Self::LostInMiddle,
+        Self::Descending,
+        Self::Ascending,
+        Self::Input,
+        Self::Reverse,
+        Self::Sides,
+    ];
+
+    /// The snake_case name used in JSON and in the CLI.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::LostInMiddle => "lost_in_middle",
+            Self::Descending => "descending",
+            Self::Ascending => "ascending",
+            Self::Input => "input",
+            Self::Reverse => "reverse",
+            Self::Sides => "sides",
+        }
+    }
+}
+
+impl fmt::Display for PackOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How candidates are chosen to fill the token budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionStrategy {
+    /// Rank order; skip a chunk that no longer fits and keep trying smaller ones.
+    #[default]
+    Greedy,
+    /// Score-per-token greedy, compared with a run seeded by the best single chunk: at least half
+    /// the optimum.
+    Knapsack,
+    /// The exact 0/1 knapsack optimum, within a documented size limit.
+    Optimal,
+}
+
+impl SelectionStrategy {
+    /// Every strategy, for CLIs and exhaustive tests.
+    pub const ALL: [Self; 3] = [Self::Greedy, Self::Knapsack, Self::Optimal];
+
+    /// The snake_case name used in JSON and in the CLI.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Greedy => "greedy",
+            Self::Knapsack => "knapsack",
+            Self::Optimal => "optimal",
+        }
+    }
+}
+
+impl fmt::Display for SelectionStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The kind of disagreement the packer noticed between packed chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictKind {
+    /// Chunks of different trust levels make conflicting or near-identical claims.
+    TrustMismatch,
+    /// Chunks give different numbers for the same quantity.
+    NumericDisagreement,
+}
+
+impl ConflictKind {
+    /// The snake_case name used in JSON and in the CLI.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::TrustMismatch => "trust_mismatch",
+            Self::NumericDisagreement => "numeric_disagreement",
+        }
+    }
+}
+
+/// An advisory note that some packed chunks disagree; the packer reports, the caller decides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictAnnotation {
+    /// What kind of disagreement.
+    pub kind: ConflictKind,
+    /// The chunks involved, in packed order.
+    pub chunk_ids: Vec<ChunkId>,
+    /// A sentence a person can read, e.g. `"refund window": 30 days vs 14 days`.
+    pub detail: String,
+}
+
+/// Why an input chunk was not packed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum DropReason {
+    /// Its normalised text equals that of a pinned or better-ranked kept chunk.
+    ExactDuplicate {
+        /// The chunk that was kept.
+        of: ChunkId,
+    },
+    /// Its shingle Jaccard similarity with a pinned or better-ranked kept chunk reached the threshold.
+    NearDuplicate {
+        /// The chunk that was kept.
+        of: ChunkId,
+        /// The Jaccard similarity, in 0..=1.
+        similarity: f64,
+    },
+    /// The selection strategy left it out: it did not fit in the room left, or better chunks used it.
+    OverBudget {
+        /// The chunk's tokens.
+        tokens: usize,
+    },
+    /// Its document already had the maximum number of packed chunks.
+    OverDocumentCap {
+        /// The document.
+        document_id: DocumentId,
+        /// The cap that was reached.
+        cap: usize,
+    },
+}
+
+impl DropReason {
+    /// Whether the chunk was dropped as an exact or near duplicate.
+    pub const fn is_duplicate(&self) -> bool {
+        matches!(self, Self::ExactDuplicate { .. } | Self::NearDuplicate { .. })
+    }
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ExactDuplicate { of } => write!(f, "exact duplicate of {of}"),
+            Self::NearDuplicate { of, similarity } => {
+                write!(f, "near duplicate of {of} (jaccard {similarity:.3})")
+            }
+            Self::OverBudget { tokens } => write!(f, "over budget ({tokens} tokens did not fit)"),
+            Self::OverDocumentCap { document_id, cap } => {
+                write!(f, "over the cap of {cap} chunks for document {document_id}")
+            }
+        }
+    }
+}
+
+/// An input chunk that was not packed, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DroppedChunk {
+    /// The chunk.
+    pub id: ChunkId,
+    /// Why it was left out.
+    #[serde(flatten)]
+    pub reason: DropReason,
+}
+
+/// The result of packing: chunks in their final prompt order, and an account of every other input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackedContext {
+    /// Packed chunks in final order: pinned chunks first, then the selection in `order`.
+    pub chunks: Vec<Chunk>,
+    /// Tokens of the packed chunks.
+    pub tokens_used: usize,
+    /// The budget the packer was given.
+    pub tokens_budget: usize,
+    /// The tokenizer counts are in, e.g. `tiktoken:cl100k_base`.
+    pub tokenizer: String,
+    /// The order applied.
+    pub order: PackOrder,
+    /// The selection strategy actually applied (`optimal` may fall back to `knapsack`).
+    pub strategy: SelectionStrategy,
+    /// Disagreements noticed among the packed chunks.
+    pub conflicts: Vec<ConflictAnnotation>,
+    /// Every input chunk that was not packed, in rank order.
+    pub dropped: Vec<DroppedChunk>,
+    /// Remarks about the run a caller should know, e.g. a strategy fallback.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl PackedContext {
+    /// How many chunks were dropped as exact or near duplicates.
+    pub fn dropped_dedup(&self) -> usize {
+        self.dropped.iter().filter(|d| d.reason.is_duplicate()).count()
+    }
+
+    /// How many chunks were dropped for lack of room (budget or per-document cap).
+    pub fn dropped_budget(&self) -> usize {
+        self.dropped.len() - self.dropped_dedup()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn sample() -> PackedContext {
+        PackedContext {
+            chunks: vec![Chunk::with_content("a", "d", "t", "The refund window is 30 days.")],
+            tokens_used: 8,
+            tokens_budget: 100,
+            tokenizer: "tiktoken:cl100k_base".into(),
+            order: PackOrder::LostInMiddle,
+            strategy: SelectionStrategy::Knapsack,
+            conflicts: vec![ConflictAnnotation {
+                kind: ConflictKind::NumericDisagreement,
+                chunk_ids: vec!["a".into(), "b".into()],
+                detail: "\"refund window is\": 30 days vs 14 days".into(),
+            }],
+            dropped: vec![
+                DroppedChunk {
+                    id: "b".into(),
+                    reason: DropReason::ExactDuplicate { of: "a".into() },
+                },
+                DroppedChunk {
+                    id: "c".into(),
+                    reason: DropReason::NearDuplicate {
+                        of: "a".into(),
+                        similarity: 0.9,
+                    },
+                },
+                DroppedChunk {
+                    id: "e".into(),
+                    reason: DropReason::OverBudget { tokens: 120 },
+                },
+                DroppedChunk {
+                    id: "f".into(),
+                    reason: DropReason::OverDocumentCap {
+                        document_id: "d".into(),
+                        cap: 1,
+                    },
+                },
+            ],
+            notes: vec!["optimal fell back to knapsack".into()],
+        }
+    }
+
+    #[test]
+    fn packed_context_round_trips() {
+        let packed = sample();
+        let json = serde_json::to_value(&packed).unwrap();
+        assert_eq!(json["order"], "lost_in_middle");
+        assert_eq!(json["strategy"], "knapsack");
+        assert_eq!(json["conflicts"][0]["kind"], "numeric_disagreement");
+        assert_eq!(
+            json["dropped"][0],
+            json!({"id": "b", "reason": "exact_duplicate", "of": "a"})
+        );
+        assert_eq!(
+            json["dropped"][1],
+            json!({"id": "c", "reason": "near_duplicate", "of": "a", "similarity": 0.9})
+        );
+        assert_eq!(
+            json["dropped"][2],
+            json!({"id": "e", "reason": "over_budget", "tokens": 120})
+        );
+        assert_eq!(
+            json["dropped"][3],
+            json!({"id": "f", "reason": "over_document_cap", "document_id": "d", "cap": 1})
+        );
+        let back: PackedContext = serde_json::from_value(json).unwrap();
+        assert_eq!(back, packed);
+        assert_eq!((back.dropped_dedup(), back.dropped_budget()), (2, 2));
+    }
+
+    #[test]
+    fn drop_reasons_read_as_sentences() {
+        let reasons: Vec<String> = sample().dropped.iter().map(|d| d.reason.to_string()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "exact duplicate of a",
+                "near duplicate of a (jaccard 0.900)",
+                "over budget (120 tokens did not fit)",
+                "over the cap of 1 chunks for document d",
+            ]
+        );
+    }
+
+    #[test]
+    fn orders_and_strategies_use_snake_case_names() {
+        for order in PackOrder::ALL {
+            assert_eq!(serde_json::to_string(&order).unwrap(), format!("\"{order}\""));
+        }
+        for strategy in SelectionStrategy::ALL {
+            let json = serde_json::to_string(&strategy).unwrap();
+            assert_eq!(serde_json::from_str::<SelectionStrategy>(&json).unwrap(), strategy);
+        }
+        assert_eq!(ConflictKind::TrustMismatch.as_str(), "trust_mismatch");
+    }
+}

@@ -1,0 +1,179 @@
+//! The service-provider interfaces: what a parser, a chunker and a token counter promise.
+//!
+//! These traits are the seams of the pipeline. Implementations live in other crates
+//! (`rag-chunker` ships the built-in ones); the contract suite (`rag-contract`) turns the promises
+//! below into checks any implementation can run.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::{Chunk, ChunkError, CorpusId, DocumentId, ParseError, ParsedDocument, RequestContext};
+
+/// Counts tokens the way a model's tokenizer does.
+///
+/// Contract:
+/// - `count` is deterministic: the same text always gives the same number.
+/// - `count("")` is 0.
+/// - `name` identifies the tokenizer precisely enough that two counters with the same name give the
+///   same counts (`tiktoken:cl100k_base`); packers and chunk metadata report it.
+/// - Counters are shared across threads, so they must be `Send + Sync` and cheap to call
+///   concurrently; expensive state (BPE tables) is built once, not per call.
+pub trait TokenCounter: Send + Sync {
+    /// Number of tokens in `text`.
+    fn count(&self, text: &str) -> usize;
+
+    /// Name of the tokenizer, e.g. `tiktoken:cl100k_base`.
+    fn name(&self) -> &str;
+}
+
+impl<T: TokenCounter + ?Sized> TokenCounter for &T {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+impl<T: TokenCounter + ?Sized> TokenCounter for std::sync::Arc<T> {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+impl<T: TokenCounter + ?Sized> TokenCounter for Box<T> {
+    fn count(&self, text: &str) -> usize {
+        (**self).count(text)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+/// The raw input of a parser: the bytes and the identity the resulting document will carry.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceBytes<'a> {
+    /// Id for the parsed document.
+    pub document_id: &'a DocumentId,
+    /// Corpus of the parsed document.
+    pub corpus_id: &'a CorpusId,
+    /// Where the bytes were read from; error messages name it.
+    pub source_uri: &'a str,
+    /// The document's bytes as read.
+    pub bytes: &'a [u8],
+}
+
+/// Turns the bytes of one document into its blocks.
+///
+/// Contract:
+/// - Blocks come in source order, their spans are valid byte ranges of `ParsedDocument::document.text`
+///   that start and end on character boundaries, and they do not overlap.
+/// - Nothing is lost: every non-whitespace byte of the text lies inside some block's span.
+/// - Headings, and only headings, carry a level.
+/// - Bad input is a [`ParseError`] naming the source and, where it can, the offset or line; never a
+///   panic.
+pub trait Parser: Send + Sync {
+    /// Short name of the format, e.g. `markdown`.
+    fn name(&self) -> &str;
+
+    /// Parses one document.
+    fn parse(&self, ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError>;
+}
+
+/// Whether a component can serve requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum Health {
+    /// Fully working.
+    Healthy,
+    /// Working with reduced quality or speed; the reason says how.
+    Degraded(String),
+    /// Not working; the reason says why.
+    Unhealthy(String),
+}
+
+/// Cuts a parsed document into chunks.
+///
+/// Contract (the contract suite checks each point):
+/// - Every chunk has `document_id == parsed.document.id` and `tenant_id == ctx.tenant_id`, and carries
+///   the principal's ACL labels.
+/// - `position` is 0 for the first chunk and increases by one.
+/// - A `parent_id` names a chunk earlier in the list; a heading's parent is a heading of a smaller level.
+/// - Each chunk has `content` or `content_ref`.
+/// - A chunker with a token budget keeps every chunk within it, and a `token_count` it sets is the
+///   exact count of `content` under its tokenizer.
+/// - A chunk with a `span` whose parser kept the source text has `content == text[span]`.
+/// - Nothing is lost: every non-whitespace byte of the source text lies in some chunk's span.
+/// - Overlap (text repeated from the previous chunk) never crosses a heading.
+/// - Output is deterministic: same input and configuration, same chunks and ids.
+/// - Failures are [`ChunkError`]s; nothing panics on any input.
+#[async_trait]
+pub trait Chunker: Send + Sync {
+    /// Chunks one parsed document.
+    async fn chunk(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError>;
+
+    /// Whether the chunker can work (e.g. its tokenizer loaded).
+    async fn health(&self) -> Health;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Words;
+
+    impl TokenCounter for Words {
+        fn count(&self, text: &str) -> usize {
+            text.split_whitespace().count()
+        }
+
+        fn name(&self) -> &str {
+            "words"
+        }
+    }
+
+    #[test]
+    fn counters_work_through_references_and_smart_pointers() {
+        let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Words);
+        let boxed: Box<dyn TokenCounter> = Box::new(Words);
+        assert_eq!(arc.count("a b c"), 3);
+        fn count_via<C: TokenCounter>(counter: C, text: &str) -> usize {
+            counter.count(text)
+        }
+        assert_eq!(count_via(&Words, "a b"), 2);
+        assert_eq!(boxed.name(), "words");
+    }
+
+    #[test]
+    fn health_round_trips() {
+        for health in [
+            Health::Healthy,
+            Health::Degraded("slow".into()),
+            Health::Unhealthy("no bpe".into()),
+        ] {
+            let json = serde_json::to_string(&health).unwrap();
+            assert_eq!(serde_json::from_str::<Health>(&json).unwrap(), health);
+        }
+        assert_eq!(
+            serde_json::to_string(&Health::Degraded("slow".into())).unwrap(),
+            r#"{"status":"degraded","reason":"slow"}"#
+        );
+    }
+
+    #[test]
+    fn request_context_round_trips() {
+        let ctx = RequestContext::local("acme").with_request_id("r1");
+        let json = serde_json::to_string(&ctx).unwrap();
+        assert_eq!(
+            json,
+            r#"{"tenant_id":"acme","principal":{"id":"local"},"request_id":"r1"}"#
+        );
+        assert_eq!(serde_json::from_str::<RequestContext>(&json).unwrap(), ctx);
+    }
+}

@@ -1,0 +1,27 @@
+//! `cargo xtask ci` and `cargo xtask contract`.
+
+use crate::run::{cargo, run};
+
+/// Everything CI checks, in the order that fails fastest.
+pub(crate) fn ci() -> Result<(), String> {
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--check"]);
+    run(fmt)?;
+
+    let mut clippy = cargo();
+    clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run(clippy)?;
+
+    let mut test = cargo();
+    test.args(["test", "--workspace"]);
+    run(test)?;
+
+    contract()
+}
+
+/// The contract suite: every rule against every implementation in the workspace.
+pub(crate) fn contract() -> Result<(), String> {
+    let mut suite = cargo();
+    suite.args(["test", "--package", "rag-contract"]);
+    run(suite)
+}

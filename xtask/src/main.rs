@@ -1,0 +1,46 @@
+//! `cargo xtask`: the project's automation, in Rust instead of shell scripts.
+//!
+//! ```text
+//! cargo xtask ci         fmt check, clippy (deny warnings), all tests, then the contract suite
+//! cargo xtask contract   the contract suite alone
+//! ```
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
+
+mod ci;
+mod run;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  ci         cargo fmt --check, clippy -D warnings, cargo test --workspace, the contract suite
+  contract   the contract suite alone";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci::ci(),
+        Some("contract") => ci::contract(),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!("error: unknown task {other:?}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        None => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
