@@ -235,7 +235,8 @@ pub fn content_matches_span(parsed: &ParsedDocument, chunks: &[Chunk]) -> Vec<St
         .collect()
 }
 
-/// Every non-whitespace character of the source lies inside some chunk's span.
+/// Every non-whitespace character of the source lies inside some chunk's span (a leading
+/// byte-order mark excepted: parsers skip it).
 pub fn nothing_lost(parsed: &ParsedDocument, chunks: &[Chunk]) -> Vec<String> {
     let text = &parsed.document.text;
     let mut spans: Vec<(usize, usize)> = chunks.iter().filter_map(|c| c.span).map(|s| (s.start, s.end)).collect();
@@ -252,7 +253,7 @@ pub fn nothing_lost(parsed: &ParsedDocument, chunks: &[Chunk]) -> Vec<String> {
             covered_to = covered_to.max(end);
             next.next();
         }
-        let lost = offset >= covered_to && !ch.is_whitespace();
+        let lost = offset >= covered_to && !ch.is_whitespace() && !(offset == 0 && ch == '\u{feff}');
         match (&mut lost_run, lost) {
             (Some((_, end)), true) => *end = offset + ch.len_utf8(),
             (None, true) => lost_run = Some((offset, offset + ch.len_utf8())),

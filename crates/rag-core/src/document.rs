@@ -174,8 +174,9 @@ pub struct Document {
     pub corpus_id: CorpusId,
     /// Where the document was read from (a path, a URL, an object-store key).
     pub source_uri: String,
-    /// The source text as read (after UTF-8 decoding, without a byte-order mark). Block spans index
-    /// into it. For sources without text of their own (OCR), parsers synthesise it.
+    /// The source text exactly as read, so block and chunk spans are byte offsets into the input
+    /// file. A leading byte-order mark stays in the text but no block covers it. For sources
+    /// without text of their own (OCR), parsers synthesise it.
     pub text: String,
 }
 
