@@ -1,7 +1,8 @@
 //! Token counters on `tiktoken-rs`.
 //!
 //! Building a BPE table costs 60-150 ms in release builds (over a second in debug), so each
-//! encoding is built at most once per process and shared by every counter that names it.
+//! encoding is built at most once per process, shared by every counter that names it, and only on
+//! the first count: a packer whose chunks all carry a cached `token_count` never pays for it.
 
 use rag_core::{ChunkError, TokenCounter};
 use tiktoken_rs::CoreBPE;
@@ -25,17 +26,17 @@ pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
 /// ```
 #[derive(Clone, Copy)]
 pub struct TiktokenCounter {
-    bpe: &'static CoreBPE,
+    /// The crate's lazily built singleton for the encoding.
+    bpe: fn() -> &'static CoreBPE,
     name: &'static str,
 }
 
 impl TiktokenCounter {
     /// A counter for `encoding`; an unknown name is an error listing the supported ones.
     pub fn new(encoding: &str) -> Result<Self, ChunkError> {
-        // The singletons build each table once per process; later calls are a pointer copy.
-        let (bpe, name) = match encoding {
-            "cl100k_base" => (tiktoken_rs::cl100k_base_singleton(), "tiktoken:cl100k_base"),
-            "o200k_base" => (tiktoken_rs::o200k_base_singleton(), "tiktoken:o200k_base"),
+        let (bpe, name): (fn() -> &'static CoreBPE, _) = match encoding {
+            "cl100k_base" => (tiktoken_rs::cl100k_base_singleton, "tiktoken:cl100k_base"),
+            "o200k_base" => (tiktoken_rs::o200k_base_singleton, "tiktoken:o200k_base"),
             other => {
                 return Err(ChunkError::Tokenizer {
                     tokenizer: other.to_owned(),
@@ -49,14 +50,14 @@ impl TiktokenCounter {
     /// The `cl100k_base` counter, the default of the chunker and the packer.
     pub fn cl100k() -> Self {
         Self {
-            bpe: tiktoken_rs::cl100k_base_singleton(),
+            bpe: tiktoken_rs::cl100k_base_singleton,
             name: "tiktoken:cl100k_base",
         }
     }
 
     /// The token ids of `text`, for callers that need more than the count.
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        self.bpe.encode_ordinary(text)
+        (self.bpe)().encode_ordinary(text)
     }
 }
 
@@ -70,7 +71,7 @@ impl TokenCounter for TiktokenCounter {
     fn count(&self, text: &str) -> usize {
         // Special-token text such as "<|endoftext|>" in a document is ordinary text to us: counting
         // it as one special token would undercount what an API charges for user content.
-        self.bpe.encode_ordinary(text).len()
+        (self.bpe)().encode_ordinary(text).len()
     }
 
     fn name(&self) -> &str {
