@@ -41,3 +41,6 @@ pub mod chunker;
 mod violation;
 
 pub use violation::{Report, Violation};
+
+#[cfg(test)]
+mod self_test;
