@@ -24,6 +24,7 @@ mod context;
 mod document;
 mod error;
 mod ids;
+pub mod jsonl;
 mod packed;
 mod spi;
 
