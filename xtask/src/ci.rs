@@ -16,7 +16,8 @@ pub(crate) fn ci() -> Result<(), String> {
     test.args(["test", "--workspace"]);
     run(test)?;
 
-    contract()
+    contract()?;
+    crate::deny::deny()
 }
 
 /// The contract suite: every rule against every implementation in the workspace.

@@ -1,12 +1,14 @@
 //! `cargo xtask`: the project's automation, in Rust instead of shell scripts.
 //!
 //! ```text
-//! cargo xtask ci         fmt check, clippy (deny warnings), all tests, then the contract suite
+//! cargo xtask ci         fmt check, clippy (deny warnings), all tests, the contract suite, cargo deny
 //! cargo xtask contract   the contract suite alone
+//! cargo xtask deny       cargo deny, offline, advisories against the RustSec snapshot
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
 mod ci;
+mod deny;
 mod run;
 
 use std::process::ExitCode;
@@ -15,14 +17,16 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  ci         cargo fmt --check, clippy -D warnings, cargo test --workspace, the contract suite
-  contract   the contract suite alone";
+  ci         cargo fmt --check, clippy -D warnings, cargo test --workspace, the contract suite, deny
+  contract   the contract suite alone
+  deny       cargo deny --offline check (advisories against ../shared/rustsec)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci::ci(),
         Some("contract") => ci::contract(),
+        Some("deny") => deny::deny(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
