@@ -1,6 +1,74 @@
-//! Token-budget context packing for ragctl: the step between "the retriever returned these
-//! chunks" and "this is the context of the prompt".
+//! Token-budget context packing for ragctl: the step between "the retriever returned these chunks"
+//! and "this is the context of the prompt".
 //!
-//! The packing pipeline (tenant check, dedup, budget fit, ordering, conflict detection) and the
-//! Repacker land with the packer issue; the types it returns (`PackedContext`, `DropReason`,
-//! `ConflictAnnotation`) already live in `rag-core`.
+//! [`ContextPacker`] runs one pipeline, each stage a module of pure functions you can also call on
+//! their own:
+//!
+//! 1. [`validate`](chunk_tokens): tenant, ids, scores, token counts (cached or counted).
+//! 2. Pinned chunks (system prompt, user question) first, always packed.
+//! 3. [`rank_order`]: score descending, ties by id.
+//! 4. [`hash_dedup`]: exact duplicates of the [normalised](normalise) text.
+//! 5. [`jaccard_dedup`]: near duplicates by word [shingles], exact yet indexed (opt-in).
+//! 6. [`fit_to_budget`], [`knapsack_select`] or [`optimal_select`], under an optional per-document cap.
+//! 7. [`lost_in_middle_order`], [`descending_order`], [`ascending_order`], [`input_order`],
+//!    [`reverse_order`] or [`sides_order`].
+//! 8. [`detect_conflicts`]: numeric disagreements and trust mismatches, advisory.
+//!
+//! The result, a [`PackedContext`](rag_core::PackedContext), accounts for every input chunk: packed,
+//! or dropped with its reason. [`bm25_scores`] scores chunks that arrive without a score.
+//!
+//! What this crate is not: a retriever or reranker (it takes scores as given), a storage client (a
+//! chunk known only by its `content_ref` must carry its `token_count`; see ADR 0001), or a prompt
+//! renderer beyond the simple templates of the `Repacker`.
+//!
+//! ```
+//! use rag_core::{Chunk, PackOrder, RequestContext, SelectionStrategy};
+//! use rag_packer::{ContextPacker, PackerConfig};
+//!
+//! let ctx = RequestContext::local("acme");
+//! let mut chunks = Vec::new();
+//! for (id, text, score) in [
+//!     ("a", "Cross-encoders rerank retrieved passages.", 0.9),
+//!     ("b", "MMR trades relevance against diversity.", 0.7),
+//!     ("c", "Cross-encoders rerank retrieved passages!", 0.6),
+//! ] {
+//!     let mut chunk = Chunk::with_content(id, "guide", "acme", text);
+//!     chunk.score = Some(score);
+//!     chunk.token_count = Some(8); // cached at ingest: no tokenizer is loaded
+//!     chunks.push(chunk);
+//! }
+//! let packer = ContextPacker::new(PackerConfig {
+//!     order: PackOrder::Descending,
+//!     strategy: SelectionStrategy::Knapsack,
+//!     ..PackerConfig::default()
+//! })?;
+//! let packed = packer.pack_blocking(&ctx, chunks, 100)?;
+//! let ids: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
+//! assert_eq!(ids, ["a", "b"]);
+//! assert_eq!(packed.tokens_used, 16);
+//! assert_eq!(packed.dropped[0].reason.to_string(), "exact duplicate of a");
+//! # Ok::<(), rag_core::PackerError>(())
+//! ```
+
+mod conflicts;
+mod dedup;
+mod order;
+mod pipeline;
+mod rank;
+mod score;
+mod select;
+mod validate;
+
+pub use conflicts::{MIN_REPEATED_SENTENCE_WORDS, detect_conflicts};
+pub use dedup::{
+    DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
+};
+pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
+pub use pipeline::{ContextPacker, PackerConfig};
+pub use rank::rank_order;
+pub use score::{BM25_B, BM25_K1, bm25_scores};
+pub use select::{
+    OPTIMAL_CELL_LIMIT, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
+    optimal_select,
+};
+pub use validate::chunk_tokens;

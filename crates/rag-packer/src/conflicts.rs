@@ -1,0 +1,404 @@
+//! Stage 8: advisory notes where packed chunks disagree.
+//!
+//! The rules are deliberately simple and literal, so a reader can predict them:
+//!
+//! - A **quantity claim** is a number in a sentence together with the (up to) three words right
+//!   before it in the same sentence and the word right after it (its unit; `%` counts as a word).
+//!   At least two preceding words are required, and a number interrupts them, so "is 30 days" at a
+//!   sentence start or a list of figures claims nothing. Sentences end at `.`, `!` or `?` followed
+//!   by white space (or the end), at `;` and at line breaks; `3.5` and `1,000` are single numbers.
+//!   Words are compared in their normalised form (lower-case alphanumeric runs).
+//! - **numeric_disagreement**: two or more packed chunks make claims with the same preceding words
+//!   and unit, with at least two different values (`1,000` and `1000.0` are the same value).
+//! - **trust_mismatch**: either such a disagreement among chunks of two or more trust levels (it is
+//!   then reported under both kinds), or the same sentence (equal once normalised, at least five
+//!   words) in chunks of two or more trust levels: an untrusted source repeating a trusted one
+//!   word for word deserves a look too.
+//!
+//! Annotations come in order of the first chunk involved, chunk ids in packed order.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rag_core::{Chunk, ChunkId, ConflictAnnotation, ConflictKind, TrustLevel};
+
+/// The shortest sentence, in words, that can count as a claim repeated across trust levels.
+pub const MIN_REPEATED_SENTENCE_WORDS: usize = 5;
+
+/// Scans `packed` (in final order) for the disagreements described in the module documentation.
+///
+/// Chunks without `content` are skipped: the packer has no text to compare.
+///
+/// ```
+/// use rag_core::{Chunk, ConflictKind, TrustLevel};
+/// use rag_packer::detect_conflicts;
+///
+/// let a = Chunk::with_content("a", "policy", "t", "The refund window is 30 days.");
+/// let mut b = Chunk::with_content("b", "forum", "t", "I heard the refund window is 14 days!");
+/// b.trust = TrustLevel::Untrusted;
+/// let conflicts = detect_conflicts(&[a, b]);
+/// assert_eq!(conflicts[0].kind, ConflictKind::NumericDisagreement);
+/// assert_eq!(conflicts[0].detail, "\"refund window is\": 30 days vs 14 days");
+/// assert_eq!(conflicts[1].kind, ConflictKind::TrustMismatch);
+/// ```
+pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
+    let mut quantities = Groups::default();
+    let mut sentences = Groups::default();
+    for (position, chunk) in packed.iter().enumerate() {
+        let Some(content) = chunk.content() else { continue };
+        for sentence in sentences_of(content) {
+            for claim in claims_of(&sentence) {
+                let group = quantities.entry(claim.key, position, chunk);
+                if !group.values.iter().any(|(v, _)| *v == claim.value) {
+                    group.values.push((claim.value, claim.text));
+                }
+            }
+            if sentence.len() >= MIN_REPEATED_SENTENCE_WORDS {
+                let text = sentence.iter().map(Token::text).collect::<Vec<_>>().join(" ");
+                sentences.entry(text, position, chunk);
+            }
+        }
+    }
+    let mut annotations: Vec<(usize, ConflictAnnotation)> = Vec::new();
+    for group in quantities.groups {
+        if group.values.len() < 2 || group.chunks.len() < 2 {
+            continue;
+        }
+        let (context, unit) = group.key.split_once('\u{0}').unwrap_or((group.key.as_str(), ""));
+        let values: Vec<String> = group
+            .values
+            .iter()
+            .map(|(_, text)| {
+                if unit.is_empty() {
+                    text.clone()
+                } else {
+                    format!("{text} {unit}")
+                }
+            })
+            .collect();
+        let detail = format!("\"{context}\": {}", values.join(" vs "));
+        annotations.push((
+            group.first,
+            ConflictAnnotation {
+                kind: ConflictKind::NumericDisagreement,
+                chunk_ids: group.chunks.clone(),
+                detail: detail.clone(),
+            },
+        ));
+        if group.trust.len() >= 2 {
+            annotations.push((
+                group.first,
+                ConflictAnnotation {
+                    kind: ConflictKind::TrustMismatch,
+                    chunk_ids: group.chunks,
+                    detail: format!("{detail}, across trust levels {}", trust_list(&group.trust)),
+                },
+            ));
+        }
+    }
+    for group in sentences.groups {
+        if group.trust.len() < 2 {
+            continue;
+        }
+        annotations.push((
+            group.first,
+            ConflictAnnotation {
+                kind: ConflictKind::TrustMismatch,
+                chunk_ids: group.chunks,
+                detail: format!(
+                    "the same sentence at trust levels {}: \"{}\"",
+                    trust_list(&group.trust),
+                    shorten(&group.key)
+                ),
+            },
+        ));
+    }
+    // Stable: within one first chunk, quantity notes precede sentence notes, each in text order.
+    annotations.sort_by_key(|(first, _)| *first);
+    annotations.into_iter().map(|(_, a)| a).collect()
+}
+
+fn trust_list(levels: &BTreeSet<TrustLevel>) -> String {
+    levels.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn shorten(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Claims or sentences grouped by key, in order of first appearance.
+#[derive(Default)]
+struct Groups {
+    slot: HashMap<String, usize>,
+    groups: Vec<Group>,
+}
+
+struct Group {
+    key: String,
+    /// Position of the first chunk that made the claim, for ordering annotations.
+    first: usize,
+    chunks: Vec<ChunkId>,
+    /// The last chunk added, so a chunk repeating a claim is listed once.
+    last_chunk: Option<usize>,
+    trust: BTreeSet<TrustLevel>,
+    values: Vec<(f64, String)>,
+}
+
+impl Groups {
+    fn entry(&mut self, key: String, position: usize, chunk: &Chunk) -> &mut Group {
+        let groups = &mut self.groups;
+        let index = *self.slot.entry(key.clone()).or_insert_with(|| {
+            groups.push(Group {
+                key,
+                first: position,
+                chunks: Vec::new(),
+                last_chunk: None,
+                trust: BTreeSet::new(),
+                values: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let group = &mut self.groups[index];
+        if group.last_chunk != Some(position) {
+            group.last_chunk = Some(position);
+            group.chunks.push(chunk.id.clone());
+            group.trust.insert(chunk.trust);
+        }
+        group
+    }
+}
+
+/// A word or a number of a sentence, as the claim rules see it.
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Word(String),
+    Number { value: f64, text: String },
+}
+
+impl Token {
+    fn text(&self) -> &str {
+        match self {
+            Self::Word(word) => word,
+            Self::Number { text, .. } => text,
+        }
+    }
+}
+
+struct Claim {
+    /// Context words and unit, joined so the pair is one hash key.
+    key: String,
+    value: f64,
+    text: String,
+}
+
+/// The sentences of `text`, each as its tokens.
+fn sentences_of(text: &str) -> Vec<Vec<Token>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut sentences = Vec::new();
+    let mut current = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() {
+            let start = i;
+            let mut numeric = c.is_ascii_digit();
+            i += 1;
+            loop {
+                match chars.get(i) {
+                    Some(&next) if next.is_alphanumeric() => {
+                        numeric &= next.is_ascii_digit();
+                        i += 1;
+                    }
+                    // A separator between digits belongs to the number: 3.5, 1,000.
+                    Some('.' | ',') if numeric && chars.get(i + 1).is_some_and(char::is_ascii_digit) => i += 1,
+                    _ => break,
+                }
+            }
+            let raw: String = chars[start..i].iter().collect();
+            current.push(match numeric.then(|| raw.replace(',', "").parse::<f64>()) {
+                Some(Ok(value)) => Token::Number { value, text: raw },
+                _ => Token::Word(raw.to_lowercase()),
+            });
+            continue;
+        }
+        let ends_sentence = match c {
+            ';' | '\n' => true,
+            '.' | '!' | '?' => chars.get(i + 1).is_none_or(|next| next.is_whitespace()),
+            _ => false,
+        };
+        if c == '%' {
+            current.push(Token::Word("%".to_owned()));
+        }
+        if ends_sentence && !current.is_empty() {
+            sentences.push(std::mem::take(&mut current));
+        }
+        i += 1;
+    }
+    if !current.is_empty() {
+        sentences.push(current);
+    }
+    sentences
+}
+
+/// The quantity claims of one sentence.
+fn claims_of(sentence: &[Token]) -> Vec<Claim> {
+    const CONTEXT_WORDS: usize = 3;
+    const MIN_CONTEXT_WORDS: usize = 2;
+    let mut claims = Vec::new();
+    for (at, token) in sentence.iter().enumerate() {
+        let Token::Number { value, text } = token else { continue };
+        let context: Vec<&str> = sentence[..at]
+            .iter()
+            .rev()
+            .take(CONTEXT_WORDS)
+            .map_while(|t| match t {
+                Token::Word(w) if w != "%" => Some(w.as_str()),
+                _ => None,
+            })
+            .collect();
+        if context.len() < MIN_CONTEXT_WORDS {
+            continue;
+        }
+        let context: Vec<&str> = context.into_iter().rev().collect();
+        let unit = match sentence.get(at + 1) {
+            Some(Token::Word(unit)) => unit.as_str(),
+            _ => "",
+        };
+        claims.push(Claim {
+            key: format!("{}\u{0}{unit}", context.join(" ")),
+            value: *value,
+            text: text.clone(),
+        });
+    }
+    claims
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(id: &str, text: &str, trust: TrustLevel) -> Chunk {
+        let mut c = Chunk::with_content(id, "d", "t", text);
+        c.trust = trust;
+        c
+    }
+
+    #[test]
+    fn the_refund_window_example_is_a_numeric_disagreement() {
+        let packed = [
+            chunk(
+                "a",
+                "Policy: the refund window is 30 days. Shipping is free.",
+                TrustLevel::Trusted,
+            ),
+            chunk("b", "Note that the refund window is 14 days.", TrustLevel::Trusted),
+        ];
+        let conflicts = detect_conflicts(&packed);
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].kind, ConflictKind::NumericDisagreement);
+        assert_eq!(conflicts[0].chunk_ids, [ChunkId::from("a"), ChunkId::from("b")]);
+        assert_eq!(conflicts[0].detail, "\"refund window is\": 30 days vs 14 days");
+    }
+
+    #[test]
+    fn agreeing_or_unrelated_numbers_are_not_conflicts() {
+        let packed = [
+            chunk("a", "The refund window is 30 days.", TrustLevel::Trusted),
+            chunk("b", "Yes, the refund window is 30.0 days!", TrustLevel::Trusted),
+            chunk("c", "The delivery window is 14 days.", TrustLevel::Trusted),
+            chunk("d", "30 days is long. Version 2 of 3.", TrustLevel::Trusted),
+            chunk("e", "The refund window is 14 weeks.", TrustLevel::Trusted),
+        ];
+        assert_eq!(detect_conflicts(&packed), []);
+    }
+
+    #[test]
+    fn a_disagreement_within_one_chunk_is_not_reported() {
+        let packed = [chunk("a", "The fee is 10 usd; the fee is 12 usd.", TrustLevel::Trusted)];
+        assert_eq!(detect_conflicts(&packed), []);
+    }
+
+    #[test]
+    fn decimals_thousands_and_percent_are_one_quantity() {
+        let packed = [
+            chunk("a", "The interest rate is 3.5% per year.", TrustLevel::Trusted),
+            chunk("b", "The interest rate is 4.25 % per year.", TrustLevel::Trusted),
+            chunk("c", "Plans include up to 1,000 seats.", TrustLevel::Trusted),
+            chunk("d", "Plans include up to 1000 seats.", TrustLevel::Trusted),
+        ];
+        let conflicts = detect_conflicts(&packed);
+        assert_eq!(conflicts.len(), 1, "{conflicts:?}");
+        assert_eq!(conflicts[0].detail, "\"interest rate is\": 3.5 % vs 4.25 %");
+    }
+
+    #[test]
+    fn disagreement_across_trust_levels_is_also_a_trust_mismatch() {
+        let packed = [
+            chunk("a", "The refund window is 30 days.", TrustLevel::Trusted),
+            chunk("b", "The refund window is 90 days.", TrustLevel::Untrusted),
+        ];
+        let conflicts = detect_conflicts(&packed);
+        let kinds: Vec<ConflictKind> = conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ConflictKind::NumericDisagreement, ConflictKind::TrustMismatch]);
+        assert_eq!(
+            conflicts[1].detail,
+            "\"refund window is\": 30 days vs 90 days, across trust levels trusted, untrusted"
+        );
+    }
+
+    #[test]
+    fn the_same_sentence_across_trust_levels_is_a_trust_mismatch() {
+        let packed = [
+            chunk(
+                "a",
+                "Admins can reset any password from the console.",
+                TrustLevel::Trusted,
+            ),
+            chunk(
+                "b",
+                "ADMINS can reset any password from the console!!",
+                TrustLevel::UserSupplied,
+            ),
+            chunk(
+                "c",
+                "Admins can reset any password from the console.",
+                TrustLevel::UserSupplied,
+            ),
+        ];
+        let conflicts = detect_conflicts(&packed);
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].kind, ConflictKind::TrustMismatch);
+        assert_eq!(conflicts[0].chunk_ids.len(), 3);
+        assert_eq!(
+            conflicts[0].detail,
+            "the same sentence at trust levels trusted, user_supplied: \"admins can reset any password from the console\""
+        );
+        // Same trust level: repetition is not flagged; short sentences never are.
+        let same = [
+            chunk(
+                "a",
+                "Admins can reset any password from the console.",
+                TrustLevel::Trusted,
+            ),
+            chunk(
+                "b",
+                "Admins can reset any password from the console.",
+                TrustLevel::Trusted,
+            ),
+            chunk("c", "Click here.", TrustLevel::Untrusted),
+            chunk("d", "Click here.", TrustLevel::Trusted),
+        ];
+        assert_eq!(detect_conflicts(&same), []);
+    }
+
+    #[test]
+    fn chunks_without_content_are_skipped() {
+        let mut remote = Chunk::with_content_ref("r", "d", "t", "s3://x");
+        remote.token_count = Some(4);
+        let packed = [remote, chunk("a", "The refund window is 30 days.", TrustLevel::Trusted)];
+        assert_eq!(detect_conflicts(&packed), []);
+    }
+}
