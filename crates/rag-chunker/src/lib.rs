@@ -1,18 +1,46 @@
-//! Structure-aware chunking for ragctl: parsers that turn files into blocks, the
-//! heading-aware chunker that turns blocks into token-budgeted chunks, token counters on
-//! `tiktoken-rs`, and the OCR adapter.
+//! Structure-aware chunking for ragctl: parsers that turn files into blocks, the heading-aware
+//! chunker that turns blocks into token-budgeted chunks, token counters on `tiktoken-rs`, and the
+//! OCR adapter.
 //!
-//! This crate does not retrieve, rank or pack; `rag-packer` does that with the chunks it emits.
+//! The pipeline is two calls: [`parse_document`] reads the bytes of a Markdown, plain-text or OCR
+//! JSON file into a [`ParsedDocument`](rag_core::ParsedDocument) (source text plus ordered, typed
+//! blocks with byte spans), and [`HeadingAwareChunker::chunk_document`] cuts it into
+//! [`Chunk`](rag_core::Chunk)s: one per heading, body text packed under its heading within a token
+//! budget, every chunk an exact slice of the source with an exact token count, and a
+//! `heading_path` saying where it sits.
+//!
+//! This crate does not read files, walk directories, embed, retrieve, rank or pack: the CLI reads,
+//! and `rag-packer` packs the chunks this crate emits into a prompt budget.
 //!
 //! ```
-//! use rag_chunker::TiktokenCounter;
-//! use rag_core::TokenCounter;
+//! use std::sync::Arc;
+//! use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+//! use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes};
 //!
-//! let counter = TiktokenCounter::new("o200k_base")?;
-//! assert!(counter.count("Chunk along the document's structure.") > 0);
-//! # Ok::<(), rag_core::ChunkError>(())
+//! let ctx = RequestContext::local("acme");
+//! let (id, corpus) = (DocumentId::from("guide"), CorpusId::from("docs"));
+//! let markdown = "# Guide\n\n## Install\n\nRun `make install`.\n\n## Use\n\nRun `ragctl`.\n";
+//! let source = SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "guide.md",
+//!     bytes: markdown.as_bytes() };
+//! let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+//!
+//! let chunker = HeadingAwareChunker::new(512, 64, Arc::new(TiktokenCounter::cl100k()))?;
+//! let chunks = chunker.chunk_document(&ctx, &parsed)?;
+//! assert_eq!(chunks.len(), 5); // three headings, two bodies
+//! assert_eq!(chunks[2].content(), Some("Run `make install`."));
+//! assert_eq!(chunks[2].metadata["heading_path"], serde_json::json!(["Guide", "Install"]));
+//! assert_eq!(chunks[2].parent_id, Some(chunks[1].id.clone()));
+//! # Ok::<(), rag_core::Error>(())
 //! ```
 
+mod heading_aware;
+pub mod parse;
+mod sentence;
 pub mod tokens;
 
+pub use heading_aware::HeadingAwareChunker;
+pub use parse::{
+    DocumentType, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser, UnknownDocumentType,
+    ocr_result_to_parsed_document, parse_document,
+};
 pub use tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};

@@ -1,0 +1,328 @@
+//! Parsers: the bytes of one file in, a [`ParsedDocument`] (source text and ordered blocks) out.
+//!
+//! Three formats are built in, chosen by file extension or by name ([`DocumentType`]): Markdown on
+//! `pulldown-cmark`, plain text, and OCR results as JSON. Every parser keeps the promises of
+//! [`rag_core::Parser`]: block spans are character-aligned byte ranges of `Document::text`, they
+//! increase and do not overlap, and every non-whitespace byte lies in some block (a leading
+//! byte-order mark excepted: it stays in the text, so spans are offsets into the file as read, but
+//! no block covers it).
+
+mod markdown;
+mod ocr;
+mod text;
+
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes};
+
+pub use markdown::MarkdownParser;
+pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
+pub use text::PlainTextParser;
+
+use crate::sentence::trim_range;
+
+/// The document formats the built-in parsers read.
+///
+/// ```
+/// use rag_chunker::parse::DocumentType;
+///
+/// assert_eq!(DocumentType::from_path("notes/Guide.MD"), Some(DocumentType::Markdown));
+/// assert_eq!(DocumentType::from_path("scan-001.ocr.json"), Some(DocumentType::Ocr));
+/// assert_eq!("text".parse::<DocumentType>()?, DocumentType::Text);
+/// let err = DocumentType::detect("report.pdf").unwrap_err();
+/// assert!(err.to_string().contains("markdown (.md, .markdown)"));
+/// # Ok::<(), rag_chunker::parse::UnknownDocumentType>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DocumentType {
+    /// CommonMark with tables, footnotes and front matter (`.md`, `.markdown`).
+    Markdown,
+    /// Plain text, paragraphs separated by blank lines (`.txt`, `.text`).
+    Text,
+    /// An OCR result as JSON (`.ocr.json`), see [`OcrResult`].
+    Ocr,
+}
+
+/// The supported types and their extensions, as error messages list them.
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json)";
+
+impl DocumentType {
+    /// Every document type, in the order help texts list them.
+    pub const ALL: [DocumentType; 3] = [Self::Markdown, Self::Text, Self::Ocr];
+
+    /// The name used by `--type` and in messages: `markdown`, `text` or `ocr`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Markdown => "markdown",
+            Self::Text => "text",
+            Self::Ocr => "ocr",
+        }
+    }
+
+    /// The type a path's extension names (case-insensitive), or `None` for any other extension.
+    pub fn from_path(path: &str) -> Option<DocumentType> {
+        let name = file_name(path).to_ascii_lowercase();
+        // `.ocr.json` first: a plain `.json` file is not something we read.
+        if name.ends_with(".ocr.json") {
+            return Some(Self::Ocr);
+        }
+        match extension(&name) {
+            "md" | "markdown" => Some(Self::Markdown),
+            "txt" | "text" => Some(Self::Text),
+            _ => None,
+        }
+    }
+
+    /// The type of `source_uri` by its extension, or an error listing the supported types.
+    pub fn detect(source_uri: &str) -> Result<DocumentType, ParseError> {
+        Self::from_path(source_uri).ok_or_else(|| ParseError::UnsupportedType {
+            source_uri: source_uri.to_owned(),
+            kind: extension(file_name(source_uri)).to_owned(),
+            supported: SUPPORTED.to_owned(),
+        })
+    }
+
+    /// The built-in parser for this type.
+    pub fn parser(self) -> &'static dyn rag_core::Parser {
+        match self {
+            Self::Markdown => &MarkdownParser,
+            Self::Text => &PlainTextParser,
+            Self::Ocr => &OcrJsonParser,
+        }
+    }
+}
+
+impl fmt::Display for DocumentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A document type name that is not `markdown`, `text` or `ocr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownDocumentType {
+    /// The name that was given.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownDocumentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown document type {:?}; supported: {SUPPORTED}", self.name)
+    }
+}
+
+impl std::error::Error for UnknownDocumentType {}
+
+impl FromStr for DocumentType {
+    type Err = UnknownDocumentType;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|ty| ty.as_str().eq_ignore_ascii_case(name))
+            .ok_or_else(|| UnknownDocumentType { name: name.to_owned() })
+    }
+}
+
+/// Parses `source` as `doc_type` with the built-in parser.
+///
+/// ```
+/// use rag_chunker::parse::{DocumentType, parse_document};
+/// use rag_core::{BlockType, CorpusId, DocumentId, RequestContext, SourceBytes};
+///
+/// let (id, corpus) = (DocumentId::from("guide"), CorpusId::from("docs"));
+/// let source = SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "guide.md",
+///     bytes: b"# Install\n\nRun the installer.\n" };
+/// let parsed = parse_document(&RequestContext::local("acme"), DocumentType::Markdown, source)?;
+/// let types: Vec<BlockType> = parsed.blocks.iter().map(|b| b.block_type).collect();
+/// assert_eq!(types, [BlockType::Heading, BlockType::Paragraph]);
+/// assert_eq!(parsed.blocks[0].text, "Install");
+/// # Ok::<(), rag_core::ParseError>(())
+/// ```
+pub fn parse_document(
+    ctx: &RequestContext,
+    doc_type: DocumentType,
+    source: SourceBytes<'_>,
+) -> Result<ParsedDocument, ParseError> {
+    doc_type.parser().parse(ctx, source)
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The text after the last dot of a file name, or `""` (dot files such as `.md` have none).
+fn extension(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[dot + 1..],
+        _ => "",
+    }
+}
+
+/// The source as UTF-8, exactly as read (a byte-order mark included), or the offset of the first
+/// invalid byte.
+pub(crate) fn decode(source: &SourceBytes<'_>) -> Result<String, ParseError> {
+    match std::str::from_utf8(source.bytes) {
+        Ok(text) => Ok(text.to_owned()),
+        Err(err) => Err(ParseError::InvalidUtf8 {
+            source_uri: source.source_uri.to_owned(),
+            offset: err.valid_up_to(),
+        }),
+    }
+}
+
+/// Where the content starts: after a leading byte-order mark, which no block covers.
+pub(crate) fn content_start(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    }
+}
+
+/// A document whose text is `text`, with the identity `source` names.
+pub(crate) fn document(source: &SourceBytes<'_>, text: String) -> Document {
+    Document {
+        id: source.document_id.clone(),
+        corpus_id: source.corpus_id.clone(),
+        source_uri: source.source_uri.to_owned(),
+        text,
+    }
+}
+
+/// Paragraphs of `range`: maximal runs of non-blank lines, trimmed.
+///
+/// A line is blank when it holds only whitespace; `\n`, `\r\n` and a lone `\r` all end a line.
+pub(crate) fn paragraph_ranges(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut current: Option<Range<usize>> = None;
+    let mut line_start = range.start;
+    let mut i = range.start;
+    loop {
+        let at_end = i >= range.end;
+        let terminator = !at_end && matches!(bytes[i], b'\n' | b'\r');
+        if at_end || terminator {
+            let line = line_start..i;
+            if text[line.clone()].trim().is_empty() {
+                if let Some(paragraph) = current.take() {
+                    out.push(trim_range(text, paragraph));
+                }
+            } else {
+                current = Some(current.map_or(line.clone(), |p| p.start..line.end));
+            }
+            if at_end {
+                break;
+            }
+            i += if bytes[i] == b'\r' && i + 1 < range.end && bytes[i + 1] == b'\n' {
+                2
+            } else {
+                1
+            };
+            line_start = i;
+        } else {
+            i += 1;
+        }
+    }
+    if let Some(paragraph) = current {
+        out.push(trim_range(text, paragraph));
+    }
+    out
+}
+
+/// Makes raw parser blocks keep the [`rag_core::Parser`] promises: spans trimmed of edge
+/// whitespace, in source order, not overlapping, empty ones dropped; and every stretch of
+/// non-whitespace text no block covers becomes an `other` block (one per blank-line-separated
+/// paragraph of the gap), so nothing is lost.
+///
+/// Non-heading blocks get their text from their final span, so `text` is always the source slice.
+pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
+    let start = content_start(text);
+    // The event walk emits blocks in order already; a stable sort is a cheap guard for odd inputs.
+    raw.sort_by_key(|b| b.span.start);
+    let mut blocks: Vec<Block> = Vec::with_capacity(raw.len());
+    let mut covered = start;
+    for mut block in raw {
+        let from = block.span.start.max(covered);
+        let to = block.span.end.min(text.len());
+        if from >= to || !text.is_char_boundary(from) || !text.is_char_boundary(to) {
+            continue;
+        }
+        let span = trim_range(text, from..to);
+        if span.is_empty() {
+            continue;
+        }
+        for gap in paragraph_ranges(text, covered..span.start) {
+            blocks.push(Block::new(BlockType::Other, &text[gap.clone()], gap.into()));
+        }
+        block.span = span.clone().into();
+        if block.block_type != BlockType::Heading {
+            block.text = text[span.clone()].to_owned();
+        }
+        covered = span.end;
+        blocks.push(block);
+    }
+    for gap in paragraph_ranges(text, covered..text.len()) {
+        blocks.push(Block::new(BlockType::Other, &text[gap.clone()], gap.into()));
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_map_to_types_case_insensitively() {
+        for (path, ty) in [
+            ("a.md", Some(DocumentType::Markdown)),
+            ("dir.v2/A.Markdown", Some(DocumentType::Markdown)),
+            ("a.TXT", Some(DocumentType::Text)),
+            ("a.text", Some(DocumentType::Text)),
+            ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
+            ("a.json", None),
+            ("README", None),
+            (".md", None),
+            ("-", None),
+        ] {
+            assert_eq!(DocumentType::from_path(path), ty, "{path}");
+        }
+    }
+
+    #[test]
+    fn unknown_extensions_list_the_supported_types() {
+        let err = DocumentType::detect("reports/q3.pdf").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "reports/q3.pdf: unsupported file type \"pdf\"; supported: markdown (.md, .markdown), \
+             text (.txt, .text), ocr (.ocr.json)"
+        );
+        let err = DocumentType::detect("Makefile").unwrap_err();
+        assert!(matches!(err, ParseError::UnsupportedType { ref kind, .. } if kind.is_empty()));
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_an_error() {
+        for ty in DocumentType::ALL {
+            assert_eq!(ty.to_string().parse::<DocumentType>(), Ok(ty));
+            assert_eq!(ty.parser().name(), ty.as_str());
+        }
+        assert_eq!(
+            "pdf".parse::<DocumentType>().unwrap_err().to_string(),
+            "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
+             ocr (.ocr.json)"
+        );
+    }
+
+    #[test]
+    fn paragraphs_split_on_blank_lines_with_any_line_ending() {
+        let text = "one\r\ntwo\r\n \t\r\nthree\r\rfour\n\n\n";
+        let parts: Vec<&str> = paragraph_ranges(text, 0..text.len())
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(parts, ["one\r\ntwo", "three", "four"]);
+    }
+}

@@ -1,0 +1,43 @@
+//! Plain text: paragraphs separated by blank lines.
+
+use rag_core::{Block, BlockType, ParseError, ParsedDocument, RequestContext, SourceBytes};
+
+use super::{content_start, decode, document, paragraph_ranges};
+
+/// Reads plain text (`.txt`, `.text`): each run of non-blank lines is a paragraph block.
+///
+/// A line holding only whitespace counts as blank, and `\n`, `\r\n` and a lone `\r` all end a line,
+/// so files from any platform split the same way; the line endings themselves stay in the text.
+///
+/// ```
+/// use rag_chunker::parse::PlainTextParser;
+/// use rag_core::{CorpusId, DocumentId, Parser, RequestContext, SourceBytes};
+///
+/// let (id, corpus) = (DocumentId::from("n"), CorpusId::from("c"));
+/// let bytes = b"First line\r\nsame paragraph\r\n  \r\nSecond paragraph";
+/// let parsed = PlainTextParser.parse(&RequestContext::local("t"),
+///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "n.txt", bytes })?;
+/// assert_eq!(parsed.blocks.len(), 2);
+/// assert_eq!(parsed.blocks[0].text, "First line\r\nsame paragraph");
+/// # Ok::<(), rag_core::ParseError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlainTextParser;
+
+impl rag_core::Parser for PlainTextParser {
+    fn name(&self) -> &str {
+        "text"
+    }
+
+    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+        let text = decode(&source)?;
+        let blocks = paragraph_ranges(&text, content_start(&text)..text.len())
+            .into_iter()
+            .map(|r| Block::new(BlockType::Paragraph, &text[r.clone()], r.into()))
+            .collect();
+        Ok(ParsedDocument {
+            document: document(&source, text),
+            blocks,
+        })
+    }
+}

@@ -1,0 +1,508 @@
+//! The heading-aware chunker on fixtures and generated inputs: every promise checked on each.
+
+#![allow(clippy::unwrap_used)]
+
+mod invariants;
+
+use std::sync::Arc;
+
+use invariants::{check_blocks, chunk_and_check, chunks_of, cl100k, ctx, o200k, parse, parse_md};
+use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter};
+use rag_core::{
+    Block, BlockType, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Span, TokenCounter,
+};
+use serde_json::json;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{FIXTURES}/{name}")).unwrap()
+}
+
+fn kinds(chunks: &[rag_core::Chunk]) -> Vec<&str> {
+    chunks.iter().map(|c| c.metadata_str("kind").unwrap()).collect()
+}
+
+/// Budgets from roomy to tiny, so the packing, overlap and splitting paths all run.
+const CONFIGS: [(usize, usize); 4] = [(512, 64), (64, 16), (16, 4), (8, 0)];
+
+#[test]
+fn every_fixture_keeps_every_promise_under_both_tokenizers() {
+    for name in [
+        "all_blocks.md",
+        "bom.md",
+        "empty.md",
+        "whitespace.md",
+        "cjk.md",
+        "emoji.md",
+    ] {
+        let parsed = parse(DocumentType::Markdown, name, &fixture(name));
+        for (max, overlap) in CONFIGS {
+            chunk_and_check(&parsed, max, overlap, cl100k());
+            chunk_and_check(&parsed, max, overlap, o200k());
+        }
+    }
+    let parsed = parse(DocumentType::Text, "notes.txt", &fixture("notes.txt"));
+    for (max, overlap) in CONFIGS {
+        chunk_and_check(&parsed, max, overlap, cl100k());
+    }
+    let parsed = parse(DocumentType::Ocr, "scan.ocr.json", &fixture("scan.ocr.json"));
+    for (max, overlap) in CONFIGS {
+        chunk_and_check(&parsed, max, overlap, o200k());
+    }
+}
+
+#[test]
+fn the_all_blocks_fixture_has_every_block_type_and_the_expected_outline() {
+    let parsed = parse(DocumentType::Markdown, "all_blocks.md", &fixture("all_blocks.md"));
+    for ty in [
+        BlockType::Heading,
+        BlockType::Paragraph,
+        BlockType::ListItem,
+        BlockType::TableRow,
+        BlockType::Code,
+        BlockType::Quote,
+        BlockType::Other,
+    ] {
+        assert!(parsed.blocks.iter().any(|b| b.block_type == ty), "no {ty:?} block");
+    }
+    let headings: Vec<(u8, &str)> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| Some((b.level?.get(), b.text.as_str())))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            (1, "Field guide"),
+            (3, "Skipped a level"),
+            (2, "Setext section"),
+            (2, "Second chapter")
+        ],
+        "the `#` in code is not a heading"
+    );
+    let front_matter = &parsed.blocks[0];
+    assert_eq!(front_matter.block_type, BlockType::Other);
+    assert!(front_matter.text.starts_with("---\ntitle: Field guide"));
+    assert!(
+        parsed
+            .blocks
+            .iter()
+            .any(|b| b.text == "[home]: https://example.invalid/home")
+    );
+
+    let chunks = chunk_and_check(&parsed, 512, 64, cl100k());
+    let headings: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.metadata_str("kind") == Some("heading"))
+        .collect();
+    assert_eq!(headings.len(), 4);
+    // H3 under H1 (a skipped level), the setext H2 under H1 too, not under the H3.
+    assert_eq!(headings[1].parent_id, Some(headings[0].id.clone()));
+    assert_eq!(headings[1].metadata["heading_path"], json!(["Field guide"]));
+    assert_eq!(headings[2].parent_id, Some(headings[0].id.clone()));
+    assert_eq!(headings[2].metadata["level"], 2);
+    let body_under_setext = chunks
+        .iter()
+        .find(|c| c.parent_id.as_ref() == Some(&headings[2].id))
+        .unwrap();
+    assert_eq!(
+        body_under_setext.metadata["heading_path"],
+        json!(["Field guide", "Setext section"])
+    );
+    assert!(body_under_setext.content().unwrap().contains("| span   | bytes   |"));
+    assert!(
+        body_under_setext
+            .content()
+            .unwrap()
+            .contains("```rust\n# this is not a heading")
+    );
+    // The front matter comes before any heading: a body chunk without parent or path.
+    assert_eq!(chunks[0].parent_id, None);
+    assert_eq!(chunks[0].metadata["heading_path"], json!([]));
+}
+
+#[test]
+fn headings_nest_by_a_stack_of_levels() {
+    let parsed = parse_md("# A\n\n### A.a.a\n\ntext\n\n## A.b\n\n# B\n\n## B.a\n\nmore\n");
+    let chunks = chunk_and_check(&parsed, 100, 10, cl100k());
+    let outline: Vec<(&str, Option<&str>)> = chunks
+        .iter()
+        .map(|c| (c.content().unwrap(), c.parent_id.as_ref().map(|p| p.as_str())))
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("# A", None),
+            ("### A.a.a", Some("doc#0")),
+            ("text", Some("doc#1")),
+            ("## A.b", Some("doc#0")),
+            ("# B", None),
+            ("## B.a", Some("doc#4")),
+            ("more", Some("doc#5")),
+        ]
+    );
+    assert_eq!(
+        chunks[2].metadata,
+        json!({"kind": "body", "heading_path": ["A", "A.a.a"]})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+    assert_eq!(
+        chunks[5].metadata,
+        json!({"kind": "heading", "level": 2, "heading_path": ["B"]})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+    assert_eq!(chunks[0].acl_labels, ["staff", "eu"]);
+    assert_eq!(chunks[0].tenant_id.as_str(), "acme");
+}
+
+#[test]
+fn body_blocks_pack_until_the_next_would_overflow_and_keep_their_separators() {
+    let paragraphs: Vec<String> = (0..12)
+        .map(|i| format!("Paragraph number {i} has a few words."))
+        .collect();
+    let text = format!("# Packing\n\n{}\n", paragraphs.join("\n\n"));
+    let parsed = parse_md(&text);
+    let chunks = chunk_and_check(&parsed, 40, 0, cl100k());
+    let bodies: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.metadata_str("kind") == Some("body"))
+        .collect();
+    assert!(bodies.len() > 1 && bodies.len() < 12, "{} bodies", bodies.len());
+    assert!(bodies[0].content().unwrap().contains("words.\n\nParagraph number 1"));
+    let counter = TiktokenCounter::cl100k();
+    for pair in bodies.windows(2) {
+        // Greedy: the next chunk's first paragraph would not have fitted into this one.
+        let (a, b) = (pair[0].span.unwrap(), pair[1].span.unwrap());
+        let next_para_end = b.start + text[b.start..].find('.').unwrap() + 1;
+        assert!(counter.count(&text[a.start..next_para_end]) > 40 - 2);
+    }
+}
+
+#[test]
+fn overlap_repeats_the_end_of_the_previous_chunk_at_a_boundary_and_stays_in_budget() {
+    let sentences: String = (0..60)
+        .map(|i| format!("Sentence {i} talks about retrieval and chunk boundaries. "))
+        .collect();
+    let text = format!("# Overlap\n\n{sentences}\n\n# Next\n\nAfter the heading.\n");
+    let parsed = parse_md(&text);
+    let counter = TiktokenCounter::cl100k();
+    let chunks = chunk_and_check(&parsed, 64, 16, cl100k());
+    let bodies: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.metadata_str("kind") == Some("body") && c.parent_id.as_ref().unwrap().as_str() == "doc#0")
+        .collect();
+    assert!(bodies.len() >= 4);
+    let mut overlaps = 0;
+    for pair in bodies.windows(2) {
+        let (a, b) = (pair[0].span.unwrap(), pair[1].span.unwrap());
+        if b.start < a.end {
+            overlaps += 1;
+            let repeated = &text[b.start..a.end];
+            assert!(counter.count(repeated) <= 16, "{repeated:?}");
+            // It starts at a sentence or word start.
+            assert!(text[..b.start].ends_with(' '), "{repeated:?}");
+        }
+    }
+    assert!(overlaps >= bodies.len() - 2, "only {overlaps} overlaps");
+    // The first body chunk of each section starts after its heading: no overlap across headings.
+    let next = chunks.iter().position(|c| c.content() == Some("# Next")).unwrap();
+    assert_eq!(chunks[next + 1].content(), Some("After the heading."));
+}
+
+#[test]
+fn long_code_blocks_split_between_lines() {
+    let lines: String = (0..300)
+        .map(|i| format!("    let value_{i} = compute({i}, \"#{i}\");\n"))
+        .collect();
+    let text = format!("## Code\n\n```rust\nfn main() {{\n{lines}}}\n```\n");
+    let parsed = parse_md(&text);
+    assert_eq!(parsed.blocks[1].block_type, BlockType::Code);
+    let chunks = chunk_and_check(&parsed, 64, 0, cl100k());
+    assert!(chunks.len() > 10);
+    for chunk in &chunks[1..] {
+        let span = chunk.span.unwrap();
+        assert!(
+            text[..span.start].ends_with('\n'),
+            "chunk starts mid-line: {:?}",
+            chunk.content()
+        );
+        assert!(
+            text[span.end..].starts_with('\n'),
+            "chunk ends mid-line: {:?}",
+            chunk.content()
+        );
+    }
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c.metadata_str("kind") != Some("heading") || c.position == 0)
+    );
+}
+
+#[test]
+fn long_tables_split_between_rows_and_the_header_stays_with_its_delimiter() {
+    let rows: String = (0..200).map(|i| format!("| row {i} | value {} |\n", i * 7)).collect();
+    let text = format!("# Table\n\n| name | value |\n|------|-------|\n{rows}");
+    let parsed = parse_md(&text);
+    assert_eq!(
+        parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == BlockType::TableRow)
+            .count(),
+        201
+    );
+    let chunks = chunk_and_check(&parsed, 48, 8, cl100k());
+    assert!(
+        chunks[1]
+            .content()
+            .unwrap()
+            .starts_with("| name | value |\n|------|-------|\n| row 0 |")
+    );
+    for chunk in &chunks[1..] {
+        let content = chunk.content().unwrap();
+        assert!(content.ends_with('|'), "{content:?}");
+    }
+}
+
+#[test]
+fn a_megabyte_line_without_spaces_is_hard_split_quickly() {
+    let line: String = (0..1_000_000u32)
+        .map(|i| char::from(b'a' + ((i * 7 + i / 3) % 26) as u8))
+        .collect();
+    let text = format!("# Blob\n\n{line}\n");
+    let parsed = parse_md(&text);
+    let chunks = chunk_and_check(&parsed, 512, 64, cl100k());
+    assert!(chunks.len() > 500);
+    let counter = TiktokenCounter::cl100k();
+    // Pieces are filled close to the budget, not cut at a fixed byte length.
+    let full = chunks[1..chunks.len() - 1]
+        .iter()
+        .filter(|c| c.token_count.unwrap() >= 400)
+        .count();
+    assert!(
+        full * 10 >= (chunks.len() - 2) * 9,
+        "{full} of {} pieces are full",
+        chunks.len()
+    );
+    assert!(counter.count(chunks[1].content().unwrap()) <= 512);
+}
+
+#[test]
+fn cjk_without_punctuation_splits_on_characters_not_bytes() {
+    let text: String = "東京都庁舎の展望台から富士山が見える日もある"
+        .chars()
+        .cycle()
+        .take(34_000)
+        .collect();
+    assert!(text.len() > 100_000);
+    let parsed = parse(DocumentType::Text, "cjk.txt", text.as_bytes());
+    let chunks = chunk_and_check(&parsed, 256, 32, o200k());
+    assert!(chunks.len() > 50);
+}
+
+#[test]
+fn emoji_and_combining_marks_are_never_cut_inside_a_character() {
+    let parsed = parse(DocumentType::Markdown, "emoji.md", &fixture("emoji.md"));
+    for max in [4, 5, 6, 8, 12] {
+        let chunks = chunk_and_check(&parsed, max, max / 2, cl100k());
+        assert!(chunks.len() > 5);
+    }
+}
+
+#[test]
+fn crlf_and_lone_cr_files_keep_their_line_endings() {
+    let crlf = "# Title\r\n\r\nFirst paragraph\r\ncontinues.\r\n\r\n## Sub\r\n\r\n- item one\r\n- item two\r\n";
+    let parsed = parse_md(crlf);
+    let chunks = chunk_and_check(&parsed, 64, 8, cl100k());
+    assert_eq!(chunks[0].content(), Some("# Title"));
+    assert_eq!(chunks[1].content(), Some("First paragraph\r\ncontinues."));
+    assert_eq!(chunks[3].content(), Some("- item one\r\n- item two"));
+
+    let lone_cr = "First paragraph\rstill first.\r\rSecond paragraph.\r";
+    let parsed = parse(DocumentType::Text, "old-mac.txt", lone_cr.as_bytes());
+    assert_eq!(parsed.blocks.len(), 2);
+    assert_eq!(parsed.blocks[0].text, "First paragraph\rstill first.");
+    chunk_and_check(&parsed, 64, 8, cl100k());
+    let parsed = parse_md(lone_cr);
+    chunk_and_check(&parsed, 8, 2, cl100k());
+}
+
+#[test]
+fn empty_and_whitespace_only_documents_give_no_chunks() {
+    for name in ["empty.md", "whitespace.md"] {
+        let parsed = parse(DocumentType::Markdown, name, &fixture(name));
+        assert!(parsed.blocks.is_empty(), "{name}");
+        assert!(chunks_of(&parsed, 64, 8).is_empty(), "{name}");
+    }
+    let parsed = parse(DocumentType::Text, "w.txt", b" \n\t\n");
+    assert!(chunks_of(&parsed, 64, 8).is_empty());
+}
+
+#[test]
+fn a_byte_order_mark_stays_in_the_text_but_in_no_chunk() {
+    let parsed = parse(DocumentType::Markdown, "bom.md", &fixture("bom.md"));
+    assert!(parsed.document.text.starts_with('\u{feff}'));
+    let chunks = chunk_and_check(&parsed, 64, 8, cl100k());
+    assert_eq!(chunks[0].span, Some(Span::new(3, 22)));
+    assert_eq!(chunks[0].content(), Some("# Title after a BOM"));
+    let parsed = parse(DocumentType::Text, "bom.txt", "\u{feff}Hello.".as_bytes());
+    assert_eq!(parsed.blocks[0].span, Span::new(3, 9));
+}
+
+#[test]
+fn an_oversize_heading_is_split_and_its_first_piece_is_the_heading_chunk() {
+    let title = "A very long heading that keeps going with many words about chunking ".repeat(6);
+    let text = format!("## {title}\n\nBody.\n");
+    let parsed = parse_md(&text);
+    let chunks = chunk_and_check(&parsed, 16, 4, cl100k());
+    assert_eq!(kinds(&chunks)[0], "heading");
+    assert!(chunks[0].content().unwrap().starts_with("## A very long"));
+    assert_eq!(chunks[0].metadata["level"], 2);
+    assert!(chunks.len() > 3);
+    for chunk in &chunks[1..] {
+        assert_eq!(chunk.metadata_str("kind"), Some("body"));
+        assert_eq!(chunk.parent_id.as_ref(), Some(&chunks[0].id));
+        assert_eq!(chunk.metadata["heading_path"][0].as_str().unwrap(), title.trim());
+    }
+}
+
+#[test]
+fn oversize_prose_splits_on_sentences_first() {
+    let text = "# S\n\nThe first sentence is here. The second sentence follows it. A third one ends the paragraph.";
+    let parsed = parse_md(text);
+    let chunks = chunk_and_check(&parsed, 8, 0, cl100k());
+    let bodies: Vec<&str> = chunks[1..].iter().map(|c| c.content().unwrap()).collect();
+    assert_eq!(
+        bodies,
+        [
+            "The first sentence is here.",
+            "The second sentence follows it.",
+            "A third one ends the paragraph."
+        ]
+    );
+}
+
+#[test]
+fn invalid_configurations_are_rejected_at_construction() {
+    let err = HeadingAwareChunker::new(0, 0, cl100k()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid chunker configuration: max_tokens must be at least 1"
+    );
+    let err = HeadingAwareChunker::new(64, 64, cl100k()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid chunker configuration: overlap_tokens (64) must be below max_tokens (64)"
+    );
+    let chunker = HeadingAwareChunker::new(64, 63, cl100k()).unwrap();
+    assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (64, 63));
+    assert_eq!(chunker.counter().name(), "tiktoken:cl100k_base");
+}
+
+fn doc_with(text: &str, blocks: Vec<Block>) -> ParsedDocument {
+    ParsedDocument {
+        document: Document {
+            id: "bad".into(),
+            corpus_id: "c".into(),
+            source_uri: "mem".into(),
+            text: text.into(),
+        },
+        blocks,
+    }
+}
+
+#[test]
+fn malformed_blocks_are_errors_naming_document_and_block() {
+    let chunker = HeadingAwareChunker::new(64, 0, cl100k()).unwrap();
+    let cases = [
+        (
+            vec![Block::new(BlockType::Paragraph, "", Span::new(0, 99))],
+            "document bad: block 0: span 0..99 is outside the 6-byte text",
+        ),
+        (
+            vec![Block::new(BlockType::Paragraph, "", Span::new(0, 1))],
+            "document bad: block 0: span 0..1 splits a character",
+        ),
+        (
+            vec![
+                Block::new(BlockType::Paragraph, "", Span::new(0, 4)),
+                Block::new(BlockType::Paragraph, "", Span::new(3, 6)),
+            ],
+            "document bad: block 1: span 3..6 overlaps the previous block, which ends at 4",
+        ),
+        (
+            vec![Block::new(BlockType::Paragraph, "", Span::new(4, 3))],
+            "document bad: block 0: span 4..3 is reversed",
+        ),
+        (
+            vec![Block {
+                level: None,
+                ..Block::heading(HeadingLevel::H1, "t", Span::new(0, 6))
+            }],
+            "document bad: block 0: heading block has no level",
+        ),
+    ];
+    for (blocks, message) in cases {
+        let err = chunker.chunk_document(&ctx(), &doc_with("é abc", blocks)).unwrap_err();
+        assert!(matches!(err, ChunkError::MalformedBlock { .. }));
+        assert_eq!(err.to_string(), message);
+    }
+}
+
+#[test]
+fn a_budget_below_one_character_is_an_error_not_a_panic() {
+    // One emoji is several tokens: a budget of 1 cannot hold it without cutting the character.
+    let parsed = parse_md("🦀🦀🦀");
+    let err = HeadingAwareChunker::new(1, 0, cl100k())
+        .unwrap()
+        .chunk_document(&ctx(), &parsed)
+        .unwrap_err();
+    assert!(err.to_string().contains("max_tokens 1 is too small"), "{err}");
+}
+
+#[test]
+fn the_async_chunker_matches_the_sync_call_and_is_healthy() {
+    let parsed = parse(DocumentType::Markdown, "all_blocks.md", &fixture("all_blocks.md"));
+    let chunker = HeadingAwareChunker::new(64, 8, cl100k()).unwrap();
+    let via_trait = pollster::block_on(Chunker::chunk(&chunker, &ctx(), &parsed)).unwrap();
+    assert_eq!(via_trait, chunker.chunk_document(&ctx(), &parsed).unwrap());
+    assert_eq!(pollster::block_on(chunker.health()), Health::Healthy);
+    let shared: Arc<dyn Chunker> = Arc::new(chunker);
+    assert!(!pollster::block_on(shared.chunk(&ctx(), &parsed)).unwrap().is_empty());
+}
+
+#[test]
+fn both_tokenizers_count_exactly_and_differ_where_they_should() {
+    let parsed = parse(DocumentType::Markdown, "cjk.md", &fixture("cjk.md"));
+    let cl = chunk_and_check(&parsed, 512, 0, cl100k());
+    let o2 = chunk_and_check(&parsed, 512, 0, o200k());
+    assert_eq!(cl.len(), o2.len());
+    let total = |chunks: &[rag_core::Chunk]| chunks.iter().map(|c| c.token_count.unwrap()).sum::<usize>();
+    // o200k has far more CJK tokens, so the same text costs fewer of them.
+    assert!(total(&o2) < total(&cl), "{} vs {}", total(&o2), total(&cl));
+}
+
+#[test]
+fn foreign_parsers_blocks_with_whitespace_are_trimmed_and_blank_ones_dropped() {
+    let text = "  Title  \n\n   \n\n  body text  ";
+    let parsed = doc_with(
+        text,
+        vec![
+            Block::heading(HeadingLevel::H1, " Title ", Span::new(0, 10)),
+            Block::new(BlockType::Paragraph, "", Span::new(10, 15)),
+            Block::new(BlockType::Paragraph, "", Span::new(15, text.len())),
+        ],
+    );
+    check_blocks(&parsed);
+    let chunks = chunk_and_check(&parsed, 32, 4, cl100k());
+    assert_eq!(chunks.len(), 2);
+    assert_eq!(chunks[0].content(), Some("Title"));
+    assert_eq!(chunks[1].content(), Some("body text"));
+    assert_eq!(chunks[1].metadata["heading_path"], json!(["Title"]));
+}

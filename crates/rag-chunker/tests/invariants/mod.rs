@@ -1,0 +1,185 @@
+//! The chunker's promises as one check, shared by the integration tests.
+//!
+//! It runs the contract suite (`rag_contract::chunker`) and adds what is specific to the
+//! heading-aware chunker: id format, chunks never whitespace-only, spans moving forward, overlap
+//! only between body chunks of one section, parents and heading paths consistent, and the
+//! parser's own promises on the blocks.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+use rag_contract::chunker::{Budget, check_chunker};
+use rag_core::{BlockType, Chunk, CorpusId, DocumentId, ParsedDocument, RequestContext, SourceBytes, TokenCounter};
+
+/// The context every test runs in: a principal with labels, so label propagation is checked.
+pub(crate) fn ctx() -> RequestContext {
+    RequestContext::new(
+        "acme",
+        rag_core::Principal {
+            id: "tester".into(),
+            acl_labels: vec!["staff".into(), "eu".into()],
+        },
+    )
+}
+
+pub(crate) fn cl100k() -> Arc<dyn TokenCounter> {
+    Arc::new(TiktokenCounter::cl100k())
+}
+
+pub(crate) fn o200k() -> Arc<dyn TokenCounter> {
+    Arc::new(TiktokenCounter::new("o200k_base").unwrap())
+}
+
+pub(crate) fn parse(doc_type: DocumentType, source_uri: &str, bytes: &[u8]) -> ParsedDocument {
+    let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
+    let source = SourceBytes {
+        document_id: &id,
+        corpus_id: &corpus,
+        source_uri,
+        bytes,
+    };
+    parse_document(&ctx(), doc_type, source).unwrap()
+}
+
+pub(crate) fn parse_md(text: &str) -> ParsedDocument {
+    parse(DocumentType::Markdown, "mem.md", text.as_bytes())
+}
+
+/// Chunks `parsed` and checks every promise; returns the chunks for further assertions.
+pub(crate) fn chunk_and_check(
+    parsed: &ParsedDocument,
+    max: usize,
+    overlap: usize,
+    counter: Arc<dyn TokenCounter>,
+) -> Vec<Chunk> {
+    check_blocks(parsed);
+    let chunker = HeadingAwareChunker::new(max, overlap, counter.clone()).unwrap();
+    let report = check_chunker(
+        &chunker,
+        &ctx(),
+        parsed,
+        Some(Budget {
+            max_tokens: max,
+            counter: counter.as_ref(),
+        }),
+    );
+    assert!(report.passed(), "{report}");
+    let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
+    check_chunks(parsed, &chunks, max, counter.as_ref());
+    chunks
+}
+
+/// The parser promises: spans on character boundaries, increasing, not overlapping, not covering
+/// a leading byte-order mark; every non-whitespace character in some block; only headings have a
+/// level.
+pub(crate) fn check_blocks(parsed: &ParsedDocument) {
+    let text = &parsed.document.text;
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut covered = vec![false; text.len()];
+    let mut previous_end = bom;
+    for (i, block) in parsed.blocks.iter().enumerate() {
+        let span = block.span;
+        assert!(span.start <= span.end && span.end <= text.len(), "block {i}: {span:?}");
+        assert!(
+            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+            "block {i}: {span:?}"
+        );
+        assert!(
+            span.start >= previous_end,
+            "block {i} overlaps or goes backwards: {span:?}"
+        );
+        previous_end = span.end;
+        assert_eq!(
+            block.level.is_some(),
+            block.block_type == BlockType::Heading,
+            "block {i}"
+        );
+        covered[span.range()].fill(true);
+    }
+    for (offset, ch) in text.char_indices() {
+        if offset < bom || ch.is_whitespace() {
+            continue;
+        }
+        assert!(covered[offset], "byte {offset} ({ch:?}) is in no block");
+    }
+}
+
+/// What the contract suite does not check.
+pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize, counter: &dyn TokenCounter) {
+    let text = &parsed.document.text;
+    let mut heading_levels: Vec<Option<u64>> = Vec::new();
+    let mut last_heading: Option<usize> = None;
+    for (i, chunk) in chunks.iter().enumerate() {
+        assert_eq!(chunk.id.as_str(), format!("{}#{i}", parsed.document.id));
+        assert_eq!(chunk.source_uri.as_deref(), Some(parsed.document.source_uri.as_str()));
+        let span = chunk.span.unwrap();
+        let content = chunk.content().unwrap();
+        assert_eq!(content, &text[span.range()]);
+        assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
+        let tokens = counter.count(content);
+        assert_eq!(chunk.token_count, Some(tokens));
+        assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
+        let kind = chunk.metadata_str("kind").unwrap();
+        let path_len = chunk.metadata["heading_path"].as_array().unwrap().len();
+        if i > 0 {
+            let previous = chunks[i - 1].span.unwrap();
+            assert!(span.start > previous.start, "chunk {i} does not move forward");
+            if span.start < previous.end {
+                // Overlap: only a body chunk repeats, and only a body chunk of the same section.
+                assert_eq!(kind, "body", "chunk {i}");
+                assert_eq!(chunks[i - 1].metadata_str("kind"), Some("body"), "chunk {i}");
+                assert_eq!(
+                    chunks[i - 1].parent_id,
+                    chunk.parent_id,
+                    "chunk {i} overlaps another section"
+                );
+            }
+        }
+        match kind {
+            "heading" => {
+                let level = chunk.metadata["level"].as_u64().unwrap();
+                assert!((1..=6).contains(&level));
+                if let Some(parent) = &chunk.parent_id {
+                    let p = chunks.iter().position(|c| &c.id == parent).unwrap();
+                    assert!(heading_levels[p].is_some_and(|pl| pl < level), "chunk {i}");
+                    let parent_len = chunks[p].metadata["heading_path"].as_array().unwrap().len();
+                    assert_eq!(path_len, parent_len + 1, "chunk {i}: heading_path is its ancestors");
+                } else {
+                    assert_eq!(path_len, 0, "chunk {i}: a top-level heading has an empty path");
+                }
+                heading_levels.push(Some(level));
+                last_heading = Some(i);
+            }
+            "body" => {
+                assert!(chunk.metadata.get("level").is_none());
+                match last_heading {
+                    Some(h) => {
+                        assert_eq!(chunk.parent_id.as_ref(), Some(&chunks[h].id), "chunk {i}");
+                        let heading_len = chunks[h].metadata["heading_path"].as_array().unwrap().len();
+                        assert_eq!(
+                            path_len,
+                            heading_len + 1,
+                            "chunk {i}: heading_path includes its section"
+                        );
+                    }
+                    None => {
+                        assert_eq!(chunk.parent_id, None, "chunk {i}");
+                        assert_eq!(path_len, 0);
+                    }
+                }
+                heading_levels.push(None);
+            }
+            other => panic!("chunk {i} has kind {other}"),
+        }
+    }
+}
+
+/// A chunker's output on `parsed`, unchecked.
+pub(crate) fn chunks_of(parsed: &ParsedDocument, max: usize, overlap: usize) -> Vec<Chunk> {
+    HeadingAwareChunker::new(max, overlap, cl100k())
+        .unwrap()
+        .chunk_document(&ctx(), parsed)
+        .unwrap()
+}
