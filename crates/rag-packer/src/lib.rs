@@ -17,9 +17,13 @@
 //! The result, a [`PackedContext`](rag_core::PackedContext), accounts for every input chunk: packed,
 //! or dropped with its reason. [`bm25_scores`] scores chunks that arrive without a score.
 //!
+//! The [`Repacker`] is the lighter alternative: PACK against a size limit (truncate, greedy or
+//! knapsack, optionally in batches), ORDER (forward, reverse, sides), SHAPE (chunks or rendered
+//! context strings).
+//!
 //! What this crate is not: a retriever or reranker (it takes scores as given), a storage client (a
 //! chunk known only by its `content_ref` must carry its `token_count`; see ADR 0001), or a prompt
-//! renderer beyond the simple templates of the `Repacker`.
+//! renderer beyond the simple templates of the [`Repacker`].
 //!
 //! ```
 //! use rag_core::{Chunk, PackOrder, RequestContext, SelectionStrategy};
@@ -55,6 +59,7 @@ mod dedup;
 mod order;
 mod pipeline;
 mod rank;
+mod repacker;
 mod score;
 mod select;
 mod validate;
@@ -66,6 +71,10 @@ pub use dedup::{
 pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
 pub use pipeline::{ContextPacker, PackerConfig};
 pub use rank::rank_order;
+pub use repacker::{
+    BatchSize, ContextConfig, RepackError, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker,
+    RepackerBuilder, RepackerConfig, SizeFn,
+};
 pub use score::{BM25_B, BM25_K1, bm25_scores};
 pub use select::{
     OPTIMAL_CELL_LIMIT, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
