@@ -436,13 +436,14 @@ impl<'a> Run<'a> {
     /// by the same ratio, a few times at most.
     fn tail(&self, start: usize, end: usize, tokens: usize) -> Option<Overlap> {
         let want = self.chunker.overlap_tokens;
-        let len = end - start;
+        let len = end.saturating_sub(start);
+        if len < 2 {
+            return None;
+        }
         let mut take = ((len as f64 / tokens.max(1) as f64) * want as f64).ceil() as usize;
         for _ in 0..3 {
-            take = take.clamp(1, len.saturating_sub(1));
-            if take == 0 {
-                return None;
-            }
+            // Never the whole chunk: the next one must move forward.
+            take = take.max(1).min(len - 1);
             let from = ceil_boundary(self.text, end - take);
             if from <= start || from >= end {
                 return None;
@@ -598,7 +599,7 @@ impl<'a> Run<'a> {
         for _ in 0..6 {
             let lo = good.map_or(start, |g| g.0);
             let hi = bad.unwrap_or(cap);
-            let mut at = floor_boundary(self.text, guess.clamp(lo, hi));
+            let mut at = floor_boundary(self.text, guess.max(lo).min(hi));
             if at <= lo {
                 at = ceil_boundary(self.text, lo + 1);
             }

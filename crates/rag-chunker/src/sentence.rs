@@ -102,10 +102,17 @@ pub(crate) fn overlap_boundary(text: &str, lo: usize, from: usize, sentence_unti
     if sentence.is_some() {
         return sentence;
     }
-    slice
-        .split_word_bound_indices()
-        .map(|(offset, w)| (lo + offset, w))
-        .find(|(start, w)| *start >= from && w.chars().next().is_some_and(|c| !c.is_whitespace()))
+    // A word of letters or digits reads better as a first word than punctuation (", and"), so
+    // punctuation is the fallback.
+    let words = || {
+        slice
+            .split_word_bound_indices()
+            .map(|(offset, w)| (lo + offset, w.chars().next()))
+            .filter(|(start, _)| *start >= from)
+    };
+    words()
+        .find(|(_, first)| first.is_some_and(char::is_alphanumeric))
+        .or_else(|| words().find(|(_, first)| first.is_some_and(|c| !c.is_whitespace())))
         .map(|(start, _)| start)
 }
 
@@ -150,6 +157,9 @@ mod tests {
         let text = "A long first sentence here. End.";
         assert_eq!(overlap_boundary(text, 0, 3, 10, text.len()), Some(7));
         assert_eq!(overlap_boundary("aaaaaaaa", 0, 2, 8, 8), None);
+        let text = "one two, three";
+        assert_eq!(overlap_boundary(text, 0, 7, 7, text.len()), Some(9));
+        assert_eq!(overlap_boundary("ab ,;", 0, 2, 2, 5), Some(3));
     }
 
     #[test]
