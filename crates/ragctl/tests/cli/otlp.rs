@@ -1,0 +1,103 @@
+//! Spans reach an OTLP/HTTP collector: a receiver on 127.0.0.1 decodes what `ragctl pack` sends.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use prost::Message;
+
+use crate::ragctl;
+
+/// Accepts HTTP requests until the test ends; sends each decoded body down the channel.
+fn start_receiver() -> (String, mpsc::Receiver<(String, ExportTraceServiceRequest)>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { break };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+            let mut reader = BufReader::new(stream);
+            let mut request_line = String::new();
+            if reader.read_line(&mut request_line).is_err() {
+                continue;
+            }
+            let mut content_length = 0usize;
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    content_length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; content_length];
+            if reader.read_exact(&mut body).is_err() {
+                continue;
+            }
+            let mut stream = reader.into_inner();
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+            if let Ok(request) = ExportTraceServiceRequest::decode(body.as_slice()) {
+                let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
+                if tx.send((path, request)).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    (format!("http://{addr}"), rx)
+}
+
+#[test]
+fn pack_exports_its_span_over_otlp_http() {
+    let (endpoint, received) = start_receiver();
+    let input = r#"{"id":"a","document_id":"d","content":"Rerankers score pairs jointly.","score":0.9,"token_count":6}
+{"id":"b","document_id":"d","content":"Rerankers score pairs jointly!","score":0.5,"token_count":6}"#;
+    ragctl()
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .args(["pack", "rerankers", "--input", "-", "--budget", "100"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    let (path, request) = received
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the exporter sent a batch");
+    assert_eq!(path, "/v1/traces");
+    let resource = request.resource_spans[0].resource.as_ref().unwrap();
+    let service = resource.attributes.iter().find(|kv| kv.key == "service.name").unwrap();
+    assert_eq!(
+        service.value.as_ref().unwrap().value,
+        Some(AnyValue::StringValue("ragctl".into()))
+    );
+    let span = request
+        .resource_spans
+        .iter()
+        .flat_map(|rs| &rs.scope_spans)
+        .flat_map(|ss| &ss.spans)
+        .find(|s| s.name == "rag.pack")
+        .expect("a rag.pack span");
+    let attr = |key: &str| {
+        span.attributes
+            .iter()
+            .find(|kv| kv.key == key)
+            .and_then(|kv| kv.value.clone())
+            .and_then(|v| v.value)
+    };
+    assert_eq!(
+        attr("rag.tenant_id"),
+        Some(AnyValue::StringValue("ragctl-local".into()))
+    );
+    assert_eq!(attr("rag.pack.budget"), Some(AnyValue::IntValue(100)));
+    assert_eq!(attr("rag.pack.chunks_in"), Some(AnyValue::IntValue(2)));
+    assert_eq!(attr("rag.pack.chunks_out"), Some(AnyValue::IntValue(1)));
+    assert_eq!(attr("rag.pack.dropped_dedup"), Some(AnyValue::IntValue(1)));
+    assert_eq!(attr("rag.pack.tokens_used"), Some(AnyValue::IntValue(6)));
+}
