@@ -9,7 +9,8 @@
 //! [shingles] with the [Jaccard](jaccard) similarity. It is exact (it finds every pair at or above the
 //! threshold, as the all-pairs loop would) but does not compare all pairs: an inverted index over the
 //! rarest shingles of each kept text (prefix filtering) proposes the only texts that can reach the
-//! threshold, and each proposal is verified on the full shingle sets.
+//! threshold, and each proposal is verified on the full shingle sets. Shingles are compared as
+//! 64-bit hashes (see [`shingle_hashes`] for what a collision would mean).
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
@@ -29,33 +30,47 @@ use sha2::{Digest, Sha256};
 /// assert_eq!(normalise("-- *** --"), "");
 /// ```
 pub fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     // Whether a word boundary was seen since the last pushed character; emitted lazily so the
     // result has neither leading nor trailing spaces nor runs of them.
     let mut pending_space = false;
-    let mut push = |c: char, out: &mut String| {
-        if c.is_alphanumeric() {
-            if pending_space && !out.is_empty() {
-                out.push(' ');
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            // The common case, byte by byte: most retrieved text is mostly ASCII.
+            if b.is_ascii_alphanumeric() {
+                if pending_space && !out.is_empty() {
+                    out.push(b' ');
+                }
+                pending_space = false;
+                out.push(b.to_ascii_lowercase());
+            } else {
+                pending_space = true;
             }
-            pending_space = false;
-            out.push(c);
-        } else {
-            pending_space = true;
+            i += 1;
+            continue;
         }
-    };
-    for c in text.chars() {
-        if c.is_ascii() {
-            push(c.to_ascii_lowercase(), &mut out);
-        } else {
-            // Lower-casing first, then classifying, keeps `normalise` idempotent: a lower-case
-            // expansion that contains a combining mark splits the word the same way every time.
-            for lower in c.to_lowercase() {
-                push(lower, &mut out);
+        let Some(c) = text[i..].chars().next() else { break };
+        i += c.len_utf8();
+        // Lower-casing first, then classifying, keeps `normalise` idempotent: a lower-case
+        // expansion that contains a combining mark splits the word the same way every time.
+        for lower in c.to_lowercase() {
+            if lower.is_alphanumeric() {
+                if pending_space && !out.is_empty() {
+                    out.push(b' ');
+                }
+                pending_space = false;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
+            } else {
+                pending_space = true;
             }
         }
     }
-    out
+    // Only whole characters were copied, so the bytes are valid UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The words of the [normalised](normalise) text.
@@ -203,8 +218,9 @@ pub fn jaccard_dedup(
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
     let normalised: Vec<Option<String>> = texts.iter().map(|t| t.map(normalise)).collect();
-    let sets = ShingleSets::build(&normalised, shingle_size);
-    let mut index = PrefixIndex::new(threshold, sets.vocabulary);
+    let sets = ShingleSets::build(&normalised, shingle_size, threshold);
+    let expected_postings = sets.prefixes.iter().map(Vec::len).sum();
+    let mut index = PrefixIndex::new(threshold, texts.len(), expected_postings);
     let mut exact: HashMap<[u8; 32], usize> = HashMap::with_capacity(texts.len());
     let mut verdicts = Vec::with_capacity(texts.len());
     for (i, text) in normalised.iter().enumerate() {
@@ -213,10 +229,10 @@ pub fn jaccard_dedup(
             continue;
         };
         let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-        let set = &sets.sets[i];
+        let (set, prefix) = (&sets.sets[i], &sets.prefixes[i]);
         if i < anchors {
             exact.entry(hash).or_insert(i);
-            index.insert(i, set, &sets.sets);
+            index.insert(i, prefix);
             verdicts.push(DedupVerdict::Kept);
             continue;
         }
@@ -224,12 +240,12 @@ pub fn jaccard_dedup(
             verdicts.push(DedupVerdict::ExactDuplicate { of });
             continue;
         }
-        if let Some((of, similarity)) = index.first_match(set, &sets.sets) {
+        if let Some((of, similarity)) = index.first_match(set, prefix, &sets.sets) {
             verdicts.push(DedupVerdict::NearDuplicate { of, similarity });
             continue;
         }
         exact.insert(hash, i);
-        index.insert(i, set, &sets.sets);
+        index.insert(i, prefix);
         verdicts.push(DedupVerdict::Kept);
     }
     Ok(verdicts)
@@ -250,110 +266,92 @@ pub(crate) fn check_near_config(threshold: f64, shingle_size: usize) -> Result<(
     Ok(())
 }
 
-/// Every text's shingle set as sorted token ids, where a smaller id means a rarer shingle.
+/// Every text's shingle set as 64-bit shingle hashes, sorted by hash, plus its prefix: the tokens
+/// that come first in the global order prefix filtering needs.
 struct ShingleSets {
-    sets: Vec<Vec<u32>>,
-    vocabulary: usize,
+    sets: Vec<Vec<u64>>,
+    prefixes: Vec<Vec<u64>>,
 }
 
 impl ShingleSets {
-    fn build(texts: &[Option<String>], size: usize) -> Self {
-        let mut interner = ShingleInterner::default();
-        let mut sets: Vec<Vec<u32>> = texts
+    fn build(texts: &[Option<String>], size: usize, threshold: f64) -> Self {
+        let sets: Vec<Vec<u64>> = texts
             .iter()
             .map(|text| {
-                let mut ids = match text {
-                    Some(text) => interner.shingle_ids(text, size),
-                    None => Vec::new(),
-                };
-                ids.sort_unstable();
-                ids.dedup();
-                ids
+                let mut set = text.as_deref().map(|t| shingle_hashes(t, size)).unwrap_or_default();
+                set.sort_unstable();
+                set.dedup();
+                set
             })
             .collect();
-        // Prefix filtering needs one global order of tokens; rarest first makes the indexed
-        // prefixes, and so the posting lists probed, as short as possible.
-        let mut frequency = vec![0u32; interner.len()];
-        for id in sets.iter().flatten() {
-            frequency[*id as usize] += 1;
+        // Prefix filtering needs one global order of tokens; rarest first keeps the indexed
+        // prefixes, and so the posting lists probed, short. Exact frequencies would need a table of
+        // every distinct shingle, which dominates the run time, so a small counting sketch
+        // estimates them instead: any order is correct as long as it is the same for every text,
+        // and (estimated count, hash) is.
+        let total: usize = sets.iter().map(Vec::len).sum();
+        let buckets = (total / 8).next_power_of_two().clamp(1 << 10, 1 << 20);
+        let mask = (buckets - 1) as u64;
+        let mut counts = vec![0u32; buckets];
+        for hash in sets.iter().flatten() {
+            let bucket = &mut counts[(hash & mask) as usize];
+            *bucket = bucket.saturating_add(1);
         }
-        let mut by_rarity: Vec<u32> = (0..interner.len() as u32).collect();
-        by_rarity.sort_unstable_by_key(|&id| (frequency[id as usize], id));
-        let mut rank = vec![0u32; by_rarity.len()];
-        for (position, id) in by_rarity.iter().enumerate() {
-            rank[*id as usize] = position as u32;
-        }
-        for set in &mut sets {
-            for id in set.iter_mut() {
-                *id = rank[*id as usize];
-            }
-            set.sort_unstable();
-        }
-        Self {
-            sets,
-            vocabulary: interner.len(),
-        }
-    }
-}
-
-/// Gives each distinct shingle string a dense id.
-///
-/// Shingles are hashed to 64 bits for speed, but the hash is only a shortcut: each id keeps the
-/// text of its first shingle and every hit is compared with it, so two different shingles whose
-/// hashes collide still get different ids. The index is therefore exact, not probabilistic.
-#[derive(Default)]
-struct ShingleInterner {
-    by_hash: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
-    /// Shingles whose hash collided with a different shingle's, keyed by their text.
-    collided: HashMap<String, u32>,
-    texts: Vec<Box<str>>,
-}
-
-impl ShingleInterner {
-    fn len(&self) -> usize {
-        self.texts.len()
-    }
-
-    /// The ids of the shingles of an already normalised text (duplicates included).
-    fn shingle_ids(&mut self, normalised: &str, size: usize) -> Vec<u32> {
-        let words: Vec<(usize, usize)> = word_bounds(normalised);
-        if words.is_empty() {
-            return Vec::new();
-        }
-        let hashes: Vec<u64> = words
+        let prefix_len = |len: usize| prefix_len(threshold, len);
+        let prefixes = sets
             .iter()
-            .map(|&(s, e)| hash_word(&normalised.as_bytes()[s..e]))
-            .collect();
-        let window = size.min(words.len());
-        (0..=words.len() - window)
-            .map(|first| {
-                let last = first + window - 1;
-                let text = &normalised[words[first].0..words[last].1];
-                let hash = finish(
-                    hashes[first..=last]
-                        .iter()
-                        .fold(0u64, |h, w| (h.rotate_left(5) ^ w).wrapping_mul(MUL)),
-                );
-                self.intern(hash, text)
+            .map(|set| {
+                let p = prefix_len(set.len());
+                let mut keyed: Vec<u128> = set
+                    .iter()
+                    .map(|&h| (u128::from(counts[(h & mask) as usize]) << 64) | u128::from(h))
+                    .collect();
+                if p < keyed.len() {
+                    keyed.select_nth_unstable(p);
+                    keyed.truncate(p);
+                }
+                keyed.into_iter().map(|k| k as u64).collect()
             })
-            .collect()
+            .collect();
+        Self { sets, prefixes }
     }
+}
 
-    fn intern(&mut self, hash: u64, text: &str) -> u32 {
-        let next = self.texts.len() as u32;
-        match self.by_hash.entry(hash) {
-            Entry::Vacant(slot) => {
-                slot.insert(next);
-                self.texts.push(text.into());
-                next
-            }
-            Entry::Occupied(hit) if *self.texts[*hit.get() as usize] == *text => *hit.get(),
-            Entry::Occupied(_) => *self.collided.entry(text.to_owned()).or_insert_with(|| {
-                self.texts.push(text.into());
-                next
-            }),
-        }
+/// How many leading tokens (in the global order) of a set of `len` tokens prefix filtering needs.
+///
+/// For Jaccard `J(x, y) >= t` the overlap is at least `ceil(t * max(|x|, |y|))`, so the first
+/// `|x| - ceil(t * |x|) + 1` tokens of `x` and the corresponding prefix of `y` must share a token.
+fn prefix_len(threshold: f64, len: usize) -> usize {
+    // The small slack makes floating-point rounding err towards a longer prefix: that costs a
+    // little filtering, never a missed pair.
+    let min_overlap = ((threshold * len as f64) - 1e-9).ceil().max(1.0) as usize;
+    (len - min_overlap.min(len) + 1).min(len)
+}
+
+/// The 64-bit hashes of the shingles of an already normalised text (duplicates included).
+///
+/// Shingles are compared by these hashes, not by their text. Two different shingles collide with
+/// probability 2^-64 per pair, so among a million distinct shingles the chance that any collision
+/// exists at all is about 3 in 100 million; a collision could shift one similarity by one shingle.
+fn shingle_hashes(normalised: &str, size: usize) -> Vec<u64> {
+    let bytes = normalised.as_bytes();
+    let words: Vec<u64> = word_bounds(normalised)
+        .into_iter()
+        .map(|(s, e)| hash_word(&bytes[s..e]))
+        .collect();
+    if words.is_empty() {
+        return Vec::new();
     }
+    let window = size.min(words.len());
+    words
+        .windows(window)
+        .map(|w| {
+            finish(
+                w.iter()
+                    .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
+            )
+        })
+        .collect()
 }
 
 /// Byte ranges of the words of a normalised text (words are separated by exactly one space).
@@ -420,68 +418,62 @@ impl Hasher for PremixedHasher {
     }
 }
 
-/// The inverted index over the prefixes of kept shingle sets.
-///
-/// For Jaccard `J(x, y) >= t`, the overlap is at least `ceil(t * |x|)`, so in any fixed global
-/// order the first `|x| - ceil(t * |x|) + 1` tokens of `x` and the corresponding prefix of `y` must
-/// share a token. Indexing only those prefixes and probing with the query's prefix therefore misses
-/// no pair that reaches the threshold.
+/// The inverted index over the prefixes of kept shingle sets (see [`prefix_len`]): indexing only
+/// prefixes and probing with the query's prefix misses no pair that reaches the threshold.
 struct PrefixIndex {
     threshold: f64,
-    postings: Vec<Vec<u32>>,
-    /// Per kept text, the last query that proposed it, so each pair is verified once.
+    /// Per token, the latest posting; postings of one token are chained through `next`. Most
+    /// prefix tokens occur in one text only, so a chain avoids a vector per token.
+    head: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
+    posting_text: Vec<u32>,
+    next: Vec<u32>,
+    /// Per text, the last query that proposed it, so each pair is verified once.
     seen_by: Vec<u32>,
     proposals: Vec<u32>,
     query: u32,
 }
 
+const END: u32 = u32::MAX;
+
 impl PrefixIndex {
-    fn new(threshold: f64, vocabulary: usize) -> Self {
+    fn new(threshold: f64, texts: usize, expected_postings: usize) -> Self {
         Self {
             threshold,
-            postings: vec![Vec::new(); vocabulary],
-            seen_by: Vec::new(),
+            head: HashMap::with_capacity_and_hasher(expected_postings, BuildHasherDefault::default()),
+            posting_text: Vec::with_capacity(expected_postings),
+            next: Vec::with_capacity(expected_postings),
+            seen_by: vec![u32::MAX; texts],
             proposals: Vec::new(),
             query: 0,
         }
     }
 
-    /// How many leading tokens of a set of `len` tokens must be indexed or probed.
-    fn prefix_len(&self, len: usize) -> usize {
-        // The small slack makes floating-point rounding err towards a longer prefix: that costs a
-        // little filtering, never a missed pair.
-        let min_overlap = ((self.threshold * len as f64) - 1e-9).ceil().max(1.0) as usize;
-        len.saturating_sub(min_overlap.min(len)) + 1
-    }
-
-    fn insert(&mut self, text: usize, set: &[u32], sets: &[Vec<u32>]) {
-        if set.is_empty() {
-            return;
-        }
-        if self.seen_by.len() < sets.len() {
-            self.seen_by.resize(sets.len(), u32::MAX);
-        }
-        let prefix = self.prefix_len(set.len()).min(set.len());
-        for token in &set[..prefix] {
-            self.postings[*token as usize].push(text as u32);
+    fn insert(&mut self, text: usize, prefix: &[u64]) {
+        for token in prefix {
+            let node = self.posting_text.len() as u32;
+            self.posting_text.push(text as u32);
+            let previous = self.head.insert(*token, node).unwrap_or(END);
+            self.next.push(previous);
         }
     }
 
     /// The first kept text (smallest index) whose similarity with `set` reaches the threshold.
-    fn first_match(&mut self, set: &[u32], sets: &[Vec<u32>]) -> Option<(usize, f64)> {
+    fn first_match(&mut self, set: &[u64], prefix: &[u64], sets: &[Vec<u64>]) -> Option<(usize, f64)> {
         if set.is_empty() {
             return None;
         }
         self.query = self.query.wrapping_add(1);
         self.proposals.clear();
-        let prefix = self.prefix_len(set.len()).min(set.len());
-        for token in &set[..prefix] {
-            for &other in &self.postings[*token as usize] {
+        for token in prefix {
+            let mut node = self.head.get(token).copied().unwrap_or(END);
+            while node != END {
+                let other = self.posting_text[node as usize];
                 let seen = &mut self.seen_by[other as usize];
                 if *seen != self.query {
                     *seen = self.query;
                     self.proposals.push(other);
                 }
+                node = self.next[node as usize];
             }
         }
         self.proposals.sort_unstable();
@@ -507,7 +499,7 @@ impl PrefixIndex {
 }
 
 /// Size of the intersection of two sorted, duplicate-free slices.
-fn overlap(a: &[u32], b: &[u32]) -> usize {
+fn overlap(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut count) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -672,16 +664,6 @@ mod tests {
             err.to_string(),
             "invalid packer configuration: shingle size must be at least 1"
         );
-    }
-
-    #[test]
-    fn colliding_shingle_hashes_still_get_distinct_ids() {
-        let mut interner = ShingleInterner::default();
-        let a = interner.intern(42, "alpha beta");
-        let b = interner.intern(42, "gamma delta");
-        assert_ne!(a, b);
-        assert_eq!(interner.intern(42, "gamma delta"), b);
-        assert_eq!(interner.intern(42, "alpha beta"), a);
     }
 
     fn small_text() -> impl Strategy<Value = Option<String>> {

@@ -676,4 +676,142 @@ mod tests {
         let asynchronous = pollster::block_on(packer.pack(&ctx, chunks, 10)).unwrap();
         assert_eq!(blocking, asynchronous);
     }
+
+    mod properties {
+        use std::collections::HashSet;
+
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn arb_chunk(i: usize) -> impl Strategy<Value = Chunk> {
+            let texts = prop::sample::select(vec![
+                "the refund window is 30 days",
+                "The refund window is 14 days!",
+                "the refund window is 30 days.",
+                "alpha beta gamma delta epsilon",
+                "alpha beta gamma delta epsilon zeta",
+                "shipping is free above fifty euros",
+                "rerankers score pairs jointly",
+            ]);
+            (
+                texts,
+                0usize..4,
+                prop::sample::select(vec![0.0, 0.25, 0.5, 0.5, 0.9, -0.1]),
+                1usize..30,
+                prop::bool::weighted(0.1),
+                prop::sample::select(vec![TrustLevel::Trusted, TrustLevel::Untrusted]),
+            )
+                .prop_map(move |(text, doc, score, tokens, pinned, trust)| {
+                    let mut c = Chunk::with_content(format!("c{i:02}"), format!("d{doc}"), "acme", text);
+                    c.score = Some(score);
+                    c.token_count = Some(tokens);
+                    c.pinned = pinned;
+                    c.trust = trust;
+                    c
+                })
+        }
+
+        fn arb_chunks() -> impl Strategy<Value = Vec<Chunk>> {
+            (0usize..16).prop_flat_map(|n| (0..n).map(arb_chunk).collect::<Vec<_>>())
+        }
+
+        fn arb_config() -> impl Strategy<Value = PackerConfig> {
+            (
+                prop::sample::select(PackOrder::ALL.to_vec()),
+                prop::sample::select(SelectionStrategy::ALL.to_vec()),
+                prop::option::of(prop::sample::select(vec![0.5, 0.8, 1.0])),
+                1usize..4,
+                prop::option::of(1usize..3),
+            )
+                .prop_map(|(order, strategy, jaccard_threshold, shingle_size, max_per_document)| {
+                    PackerConfig {
+                        order,
+                        strategy,
+                        jaccard_threshold,
+                        shingle_size,
+                        max_per_document,
+                        ..config()
+                    }
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(200))]
+
+            #[test]
+            fn packs_are_within_budget_complete_and_pinned_first(
+                chunks in arb_chunks(),
+                config in arb_config(),
+                budget in 1i64..200,
+            ) {
+                let pinned: Vec<ChunkId> = chunks.iter().filter(|c| c.pinned).map(|c| c.id.clone()).collect();
+                let pinned_tokens: usize = chunks.iter().filter(|c| c.pinned).filter_map(|c| c.token_count).sum();
+                let all: Vec<ChunkId> = chunks.iter().map(|c| c.id.clone()).collect();
+                let result = pack(config.clone(), chunks, budget);
+                if pinned_tokens as i64 > budget {
+                    prop_assert!(matches!(result, Err(PackerError::PinnedOverBudget { .. })), "{result:?}");
+                    return Ok(());
+                }
+                let packed = result.unwrap();
+                prop_assert!(packed.tokens_used as i64 <= budget);
+                prop_assert_eq!(packed.tokens_used, packed.chunks.iter().filter_map(|c| c.token_count).sum::<usize>());
+                let head: Vec<ChunkId> = packed.chunks.iter().take(pinned.len()).map(|c| c.id.clone()).collect();
+                prop_assert_eq!(head, pinned);
+                let mut seen: Vec<ChunkId> = packed.chunks.iter().map(|c| c.id.clone()).collect();
+                seen.extend(packed.dropped.iter().map(|d| d.id.clone()));
+                prop_assert_eq!(seen.len(), all.len(), "each input chunk is accounted for once");
+                prop_assert_eq!(seen.into_iter().collect::<HashSet<_>>(), all.into_iter().collect::<HashSet<_>>());
+                if let Some(cap) = config.max_per_document {
+                    for doc in 0..4 {
+                        let doc = format!("d{doc}");
+                        let n = packed.chunks.iter().filter(|c| !c.pinned && c.document_id.as_str() == doc).count();
+                        prop_assert!(n <= cap);
+                    }
+                }
+            }
+
+            #[test]
+            fn packs_do_not_depend_on_input_order(
+                (chunks, shuffled) in arb_chunks().prop_flat_map(|c| (Just(c.clone()), Just(c).prop_shuffle())),
+                config in arb_config(),
+                budget in 1i64..200,
+            ) {
+                // Pinned chunks keep their input order by design, so only candidates are shuffled.
+                let pinned: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().collect();
+                let shuffled: Vec<Chunk> = pinned.into_iter().chain(shuffled.into_iter().filter(|c| !c.pinned)).collect();
+                let chunks: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().chain(chunks.iter().filter(|c| !c.pinned).cloned()).collect();
+                let a = pack(config.clone(), chunks.clone(), budget);
+                let b = pack(config.clone(), shuffled, budget);
+                prop_assert_eq!(&a, &pack(config.clone(), chunks, budget), "deterministic");
+                match (a, b) {
+                    (Ok(a), Ok(b)) if matches!(config.order, PackOrder::Input | PackOrder::Reverse) => {
+                        let ids = |p: &PackedContext| p.chunks.iter().map(|c| c.id.clone()).collect::<HashSet<_>>();
+                        prop_assert_eq!(ids(&a), ids(&b));
+                        prop_assert_eq!(a.dropped, b.dropped);
+                    }
+                    (a, b) => prop_assert_eq!(a, b),
+                }
+            }
+
+            #[test]
+            fn a_foreign_tenant_is_always_refused(
+                chunks in arb_chunks(),
+                config in arb_config(),
+                at in any::<prop::sample::Index>(),
+                budget in 1i64..200,
+            ) {
+                let mut chunks = chunks;
+                let foreign = Chunk::with_content("intruder", "d0", "globex", "the refund window is 30 days");
+                let at = at.index(chunks.len() + 1);
+                chunks.insert(at, foreign);
+                let err = pack(config, chunks, budget).unwrap_err();
+                prop_assert_eq!(err, PackerError::ForeignTenant {
+                    chunk_id: "intruder".into(),
+                    chunk_tenant: "globex".into(),
+                    expected: "acme".into(),
+                });
+            }
+        }
+    }
 }
