@@ -173,7 +173,7 @@ pub enum PackerError {
         /// The budget.
         budget: usize,
     },
-    /// The packer's configuration cannot work (e.g. a Jaccard threshold outside 0..=1).
+    /// The packer's configuration cannot work (e.g. a Jaccard threshold outside `(0, 1]`).
     #[error("invalid packer configuration: {message}")]
     InvalidConfig {
         /// What is wrong.

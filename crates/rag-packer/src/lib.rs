@@ -75,7 +75,7 @@ pub use repacker::{
     BatchSize, ContextConfig, RepackError, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker,
     RepackerBuilder, RepackerConfig, SizeFn,
 };
-pub use score::{BM25_B, BM25_K1, bm25_scores};
+pub use score::{BM25_B, BM25_K1, bm25_scores, stem};
 pub use select::{
     OPTIMAL_CELL_LIMIT, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
     optimal_select,

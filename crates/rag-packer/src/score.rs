@@ -12,22 +12,29 @@ pub const BM25_B: f64 = 0.75;
 /// Okapi BM25 scores of `texts` against `query`, computed over `texts` as the corpus and scaled so
 /// the best text scores 1.0.
 ///
-/// Terms are [normalised words](normalised_words); each distinct query term counts once. The
+/// Terms are [normalised words](normalised_words) reduced by a light English suffix stemmer
+/// ([`stem`]), so "reranking" finds "rerankers"; each distinct query term counts once. The
 /// inverse document frequency is `ln(1 + (N - n + 0.5) / (n + 0.5))`, which stays positive even
 /// for a term in every text. If no text shares a term with the query, every score is 0.0.
 ///
 /// ```
 /// use rag_packer::bm25_scores;
 ///
-/// let texts = ["Rerankers score query and document together.", "Chunking splits documents.", "Reranking reranking."];
+/// let texts = ["Rerankers score query and document together.", "Chunking splits documents.", "Packing packs."];
 /// let scores = bm25_scores("how do rerankers score documents", &texts);
 /// assert_eq!(scores[0], 1.0);
 /// assert!(scores[1] > 0.0 && scores[1] < 1.0);
 /// assert_eq!(scores[2], 0.0);
 /// ```
 pub fn bm25_scores(query: &str, texts: &[&str]) -> Vec<f64> {
-    let docs: Vec<Vec<String>> = texts.iter().map(|t| normalised_words(t)).collect();
-    let mut query_terms: Vec<String> = normalised_words(query);
+    let terms = |text: &str| -> Vec<String> {
+        normalised_words(text)
+            .into_iter()
+            .map(|w| stem(&w).to_owned())
+            .collect()
+    };
+    let docs: Vec<Vec<String>> = texts.iter().map(|t| terms(t)).collect();
+    let mut query_terms: Vec<String> = terms(query);
     query_terms.sort_unstable();
     query_terms.dedup();
     let query_set: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
@@ -83,9 +90,49 @@ pub fn bm25_scores(query: &str, texts: &[&str]) -> Vec<f64> {
     }
 }
 
+/// Strips one common English inflection (`-ing`, `-ers`, `-er`, `-ed`, `-s`) from a lower-case
+/// word, keeping at least three characters, so that a query matches the forms documents use
+/// ("reranking", "rerankers" and "reranker" all become "rerank").
+///
+/// Deliberately crude: it is a recall aid for the local BM25 fallback, not a linguistic stemmer;
+/// retrieval systems bring their own scores.
+///
+/// ```
+/// use rag_packer::stem;
+///
+/// assert_eq!(stem("reranking"), "rerank");
+/// assert_eq!(stem("chunkers"), "chunk");
+/// assert_eq!(stem("packed"), "pack");
+/// assert_eq!(stem("class"), "class");
+/// assert_eq!(stem("ring"), "ring");
+/// ```
+pub fn stem(word: &str) -> &str {
+    const SUFFIXES: [&str; 5] = ["ing", "ers", "er", "ed", "s"];
+    for suffix in SUFFIXES {
+        if let Some(base) = word.strip_suffix(suffix)
+            && base.chars().count() >= 3
+        {
+            if suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i')) {
+                // "class", "status", "analysis": the s is part of the word.
+                return word;
+            }
+            return base;
+        }
+    }
+    word
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inflections_of_a_query_term_match() {
+        let texts = ["Rerankers score pairs.", "A reranker helps.", "Chunking text."];
+        let scores = bm25_scores("explain reranking", &texts);
+        assert!(scores[0] > 0.0 && scores[1] > 0.0, "{scores:?}");
+        assert_eq!(scores[2], 0.0);
+    }
 
     #[test]
     fn scores_are_normalised_and_deterministic() {
