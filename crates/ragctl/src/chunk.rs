@@ -282,33 +282,61 @@ fn walk(dir: &Path, take_all_files: bool, inputs: &mut Vec<Input>, errors: &mut 
 
 fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
     let uri = input.uri();
+    let span = tracing::info_span!(
+        "rag.chunk",
+        rag.tenant_id = settings.ctx.tenant_id.as_str(),
+        rag.document_id = uri.as_str(),
+        rag.tokenizer = settings.chunker.counter().name(),
+        rag.chunk.max_tokens = settings.chunker.max_tokens() as i64,
+        rag.chunk.overlap_tokens = settings.chunker.overlap_tokens() as i64,
+        rag.chunk.doc_type = tracing::field::Empty,
+        rag.chunk.bytes = tracing::field::Empty,
+        rag.chunk.blocks = tracing::field::Empty,
+        rag.chunk.chunks = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
+    );
+    let _entered = span.enter();
+    let result = chunk_traced(input, &uri, settings, &span);
+    if let Err(err) = &result {
+        span.record("otel.status_code", "ERROR");
+        span.record("otel.status_description", format!("{err:#}"));
+    }
+    result
+}
+
+fn chunk_traced(input: &Input, uri: &str, settings: &Settings, span: &tracing::Span) -> anyhow::Result<Rendered> {
     let owned;
     let bytes: &[u8] = match input {
         Input::Stdin => settings.stdin.as_deref().unwrap_or_default(),
         Input::File(path) => {
             owned = std::fs::read(path).map_err(|source| rag_core::ParseError::Io {
-                source_uri: uri.clone(),
+                source_uri: uri.to_owned(),
                 source,
             })?;
             &owned
         }
     };
+    span.record("rag.chunk.bytes", bytes.len() as i64);
     let doc_type = match settings.doc_type {
         Some(doc_type) => doc_type,
-        None => DocumentType::detect(&uri)?,
+        None => DocumentType::detect(uri)?,
     };
-    let document_id = DocumentId::new(uri.as_str());
+    span.record("rag.chunk.doc_type", doc_type.as_str());
+    let document_id = DocumentId::new(uri);
     let source = SourceBytes {
         document_id: &document_id,
         corpus_id: &settings.corpus,
-        source_uri: &uri,
+        source_uri: uri,
         bytes,
     };
     let parsed = parse_document(&settings.ctx, doc_type, source)?;
     let chunks = settings.chunker.chunk_document(&settings.ctx, &parsed)?;
+    span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    span.record("rag.chunk.chunks", chunks.len() as i64);
     let text = match settings.format {
         ChunkFormat::Jsonl => render_jsonl(&chunks).with_context(|| format!("{uri}: writing JSON"))?,
-        ChunkFormat::Text => render_text(&uri, doc_type, parsed.blocks.len(), &chunks, settings),
+        ChunkFormat::Text => render_text(uri, doc_type, parsed.blocks.len(), &chunks, settings),
     };
     Ok(Rendered { text })
 }

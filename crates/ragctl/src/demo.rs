@@ -6,9 +6,17 @@ use std::sync::Arc;
 use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
 use rag_core::{Chunk, CorpusId, DocumentId, RequestContext, SourceBytes, TenantId, TokenCounter};
 
-const DOCS: [(&str, &str); 3] = [
+const DOCS: [(&str, &str); 5] = [
     ("README.md", include_str!("../../../README.md")),
     ("docs/architecture.md", include_str!("../../../docs/architecture.md")),
+    (
+        "docs/architecture/context-packing.md",
+        include_str!("../../../docs/architecture/context-packing.md"),
+    ),
+    (
+        "docs/reference/packer.md",
+        include_str!("../../../docs/reference/packer.md"),
+    ),
     (
         "docs/reference/chunker.md",
         include_str!("../../../docs/reference/chunker.md"),

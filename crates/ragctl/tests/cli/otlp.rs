@@ -101,3 +101,56 @@ fn pack_exports_its_span_over_otlp_http() {
     assert_eq!(attr("rag.pack.dropped_dedup"), Some(AnyValue::IntValue(1)));
     assert_eq!(attr("rag.pack.tokens_used"), Some(AnyValue::IntValue(6)));
 }
+
+#[test]
+fn chunk_exports_one_span_per_document() {
+    let (endpoint, received) = start_receiver();
+    ragctl()
+        .env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", format!("{endpoint}/v1/traces"))
+        .args([
+            "chunk",
+            "-",
+            "--type",
+            "markdown",
+            "--format",
+            "jsonl",
+            "--max-tokens",
+            "32",
+            "--overlap-tokens",
+            "4",
+        ])
+        .write_stdin(crate::GUIDE_MD)
+        .assert()
+        .success();
+    let (path, request) = received
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the exporter sent a batch");
+    assert_eq!(path, "/v1/traces");
+    let spans: Vec<_> = request
+        .resource_spans
+        .iter()
+        .flat_map(|rs| &rs.scope_spans)
+        .flat_map(|ss| &ss.spans)
+        .filter(|s| s.name == "rag.chunk")
+        .collect();
+    assert_eq!(spans.len(), 1);
+    let attr = |key: &str| {
+        spans[0]
+            .attributes
+            .iter()
+            .find(|kv| kv.key == key)
+            .and_then(|kv| kv.value.clone())
+            .and_then(|v| v.value)
+    };
+    assert_eq!(attr("rag.document_id"), Some(AnyValue::StringValue("-".into())));
+    assert_eq!(
+        attr("rag.chunk.doc_type"),
+        Some(AnyValue::StringValue("markdown".into()))
+    );
+    assert_eq!(attr("rag.chunk.max_tokens"), Some(AnyValue::IntValue(32)));
+    assert_eq!(
+        attr("rag.chunk.bytes"),
+        Some(AnyValue::IntValue(crate::GUIDE_MD.len() as i64))
+    );
+    assert!(matches!(attr("rag.chunk.chunks"), Some(AnyValue::IntValue(n)) if n > 2));
+}
