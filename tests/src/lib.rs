@@ -1,4 +1,4 @@
-//! The contract suite of ragctl's SPI: one named check per promise a [`Chunker`] makes, runnable by
+//! The contract suite of ragctl's SPI: one named check per promise a [`Chunker`](rag_core::Chunker) makes, runnable by
 //! anyone implementing the trait, from their own tests, in a few lines.
 //!
 //! ```

@@ -16,6 +16,11 @@ pub(crate) fn ci() -> Result<(), String> {
     test.args(["test", "--workspace"]);
     run(test)?;
 
+    // Broken intra-doc links and bad doc markup are errors, as in a docs.rs build.
+    let mut doc = cargo();
+    doc.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings");
+    run(doc)?;
+
     contract()?;
     crate::deny::deny()
 }
