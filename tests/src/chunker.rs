@@ -18,6 +18,23 @@ pub struct Budget<'a> {
     pub counter: &'a dyn TokenCounter,
 }
 
+/// Every rule [`check_chunker`] can run, in the order it runs them.
+pub const RULES: [&str; 13] = [
+    "chunks_without_error",
+    "deterministic",
+    "ids_from_context",
+    "ids_unique",
+    "positions_increasing",
+    "parents_earlier",
+    "heading_parent_smaller_level",
+    "content_or_ref",
+    "within_budget",
+    "exact_token_count",
+    "content_matches_span",
+    "nothing_lost",
+    "overlap_never_crosses_heading",
+];
+
 /// Runs `chunker` twice on `parsed` and checks every rule; `budget` enables the token rules.
 pub fn check_chunker(
     chunker: &dyn Chunker,
@@ -30,6 +47,7 @@ pub fn check_chunker(
     let second = pollster::block_on(chunker.chunk(ctx, parsed));
     let chunks = match (first, second) {
         (Ok(first), Ok(second)) => {
+            report.rule("chunks_without_error", []);
             report.rule("deterministic", deterministic(&first, &second));
             first
         }

@@ -1,5 +1,20 @@
-//! The contract suite of ragctl's SPI: one named check per promise a [`Chunker`](rag_core::Chunker) makes, runnable by
-//! anyone implementing the trait, from their own tests, in a few lines.
+//! The contract suite of ragctl's SPI: one named check per promise a chunker or a context packer
+//! makes, runnable by anyone implementing them, from their own tests, in a few lines.
+//!
+//! - [`chunker`]: the rules of [`rag_core::Chunker`]; [`chunker::check_chunker`] runs them all.
+//! - [`packer`]: the rules of a context packer (never over budget, pinned first, deterministic,
+//!   every chunk accounted for, foreign tenants refused, dedup and optimal selection equal to their
+//!   reference definitions); [`packer::check_packer`] runs them all.
+//! - [`corpus`]: shared inputs: real Markdown read from a directory, and edge-case generators.
+//! - [`generate`]: proptest strategies for documents and packer cases, and seeded samples of them.
+//! - [`Summary`]: the table of a run (rule, implementation, cases, result).
+//!
+//! Every check returns a [`Report`] naming the input, the rules that ran and each violation; a
+//! test asserts `report.passed()` and prints the report when it did not. `cargo xtask contract`
+//! runs every rule against the workspace's own chunker and packer (the `contract-report` binary,
+//! behind the `report` feature).
+//!
+//! A chunker, in a few lines:
 //!
 //! ```
 //! use rag_contract::chunker::{check_chunker, Budget};
@@ -38,9 +53,16 @@
 //! ```
 
 pub mod chunker;
+pub mod corpus;
+pub mod generate;
+pub mod packer;
+mod summary;
 mod violation;
 
+pub use summary::{Row, Summary};
 pub use violation::{Report, Violation};
 
 #[cfg(test)]
 mod self_test;
+#[cfg(test)]
+mod self_test_packer;

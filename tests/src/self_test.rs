@@ -195,7 +195,7 @@ fn a_correct_chunker_passes_every_rule() {
         }),
     );
     assert!(report.passed(), "{report}");
-    assert_eq!(report.rules_run.len(), 12);
+    assert_eq!(report.rules_run.len(), 13);
 }
 
 #[test]

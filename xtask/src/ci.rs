@@ -27,7 +27,5 @@ pub(crate) fn ci() -> Result<(), String> {
 
 /// The contract suite: every rule against every implementation in the workspace.
 pub(crate) fn contract() -> Result<(), String> {
-    let mut suite = cargo();
-    suite.args(["test", "--package", "rag-contract"]);
-    run(suite)
+    crate::contract::contract()
 }

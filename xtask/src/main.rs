@@ -8,6 +8,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
 mod ci;
+mod contract;
 mod deny;
 mod run;
 

@@ -1,0 +1,737 @@
+//! The rules every context packer keeps, one function each, and [`check_packer`] that runs them all.
+//!
+//! A packer is anything implementing [`Packer`]: `ContextPacker`, your own, or a closure
+//! `|ctx, chunks, budget| ...`. What a packer promises depends on how it is configured (near dedup
+//! or not, an input-based order or not, exact selection or not), so the caller describes that in a
+//! [`PackerSpec`]. The suite checks the packer against its own reference definitions (dedup by all
+//! pairs, selection by brute force), written here from the documented rules and independently of
+//! `rag-packer`'s code.
+//!
+//! ```
+//! use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+//! use rag_core::{Chunk, DroppedChunk, DropReason, PackOrder, PackedContext, PackerError, RequestContext,
+//!     SelectionStrategy, TokenCounter};
+//!
+//! struct Words;
+//! impl TokenCounter for Words {
+//!     fn count(&self, text: &str) -> usize { text.split_whitespace().count() }
+//!     fn name(&self) -> &str { "words" }
+//! }
+//!
+//! // A packer that refuses every input: it keeps no promise about packing valid input.
+//! let refuse_all = |_: &RequestContext, _: Vec<Chunk>, budget: i64| -> Result<PackedContext, PackerError> {
+//!     Err(PackerError::InvalidBudget { budget })
+//! };
+//! let mut chunk = Chunk::with_content("a", "doc", "acme", "some words");
+//! chunk.score = Some(0.5);
+//! let case = PackerCase::new("one chunk", RequestContext::local("acme"), vec![chunk], 10);
+//! let spec = PackerSpec::new(&Words);
+//! let report = check_packer(&refuse_all, &spec, &case);
+//! assert_eq!(report.broken_rules(), ["valid_input_packed"]);
+//! ```
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use rag_core::{Chunk, ChunkId, DropReason, PackedContext, PackerError, RequestContext, TenantId, TokenCounter};
+
+use crate::Report;
+
+/// Anything that packs chunks into a token budget the way `rag_packer::ContextPacker` does.
+///
+/// Closures `Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError>` implement
+/// it, so wrapping a packer takes one line.
+pub trait Packer {
+    /// Packs `chunks` into `budget` tokens for `ctx`'s tenant.
+    fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError>;
+}
+
+impl<F> Packer for F
+where
+    F: Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError>,
+{
+    fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
+        self(ctx, chunks, budget)
+    }
+}
+
+/// Which duplicates the packer promises to drop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Dedup {
+    /// Exact duplicates only: equal normalised text.
+    Exact,
+    /// Exact duplicates, then near duplicates: word-shingle Jaccard similarity at or above
+    /// `threshold` with a pinned or better-ranked kept chunk.
+    Near {
+        /// The similarity at which a chunk is a near duplicate, in `(0, 1]`.
+        threshold: f64,
+        /// Words per shingle, at least 1.
+        shingle_size: usize,
+    },
+}
+
+/// What the packer under test promises, beyond the rules every packer keeps.
+#[derive(Clone, Copy)]
+pub struct PackerSpec<'a> {
+    /// Counts the tokens of chunks that carry no `token_count` (as the packer is configured to).
+    pub counter: &'a dyn TokenCounter,
+    /// The duplicates it drops.
+    pub dedup: Dedup,
+    /// Whether the order of packed chunks follows the input order (`input`, `reverse`): then only
+    /// the selection, not the arrangement, must be independent of the input order.
+    pub order_follows_input: bool,
+    /// Whether the selection is the exact optimum (`optimal`): then it must equal brute force.
+    pub optimal: bool,
+    /// The per-document cap on packed, unpinned chunks, if any.
+    pub max_per_document: Option<usize>,
+}
+
+impl<'a> PackerSpec<'a> {
+    /// Exact dedup, a rank-based order, no optimality promise, no cap.
+    pub fn new(counter: &'a dyn TokenCounter) -> Self {
+        Self {
+            counter,
+            dedup: Dedup::Exact,
+            order_follows_input: false,
+            optimal: false,
+            max_per_document: None,
+        }
+    }
+}
+
+/// One input to pack: a name for reports, the request, the chunks and the budget.
+#[derive(Debug, Clone)]
+pub struct PackerCase {
+    /// What the case is, e.g. `docs/architecture.md paragraphs, budget 300`.
+    pub name: String,
+    /// The request (its tenant is the only one allowed).
+    pub ctx: RequestContext,
+    /// The chunks, in input order.
+    pub chunks: Vec<Chunk>,
+    /// The token budget (zero or negative must be refused).
+    pub budget: i64,
+}
+
+impl PackerCase {
+    /// A case from its parts.
+    pub fn new(name: impl Into<String>, ctx: RequestContext, chunks: Vec<Chunk>, budget: i64) -> Self {
+        Self {
+            name: name.into(),
+            ctx,
+            chunks,
+            budget,
+        }
+    }
+}
+
+/// Every rule [`check_packer`] can run, in the order it runs them.
+pub const RULES: [&str; 12] = [
+    "deterministic",
+    "foreign_tenant_refused",
+    "invalid_input_refused",
+    "valid_input_packed",
+    "never_over_budget",
+    "pinned_first_and_kept",
+    "every_chunk_accounted",
+    "packed_chunks_unchanged",
+    "within_document_cap",
+    "dedup_matches_all_pairs",
+    "optimal_matches_brute_force",
+    "independent_of_input_order",
+];
+
+/// Brute force enumerates subsets, so it runs only where there are at most this many candidates.
+pub const BRUTE_FORCE_MAX_CANDIDATES: usize = 16;
+
+/// Runs `packer` on `case` (twice, and on reorderings of it) and checks every rule that applies.
+///
+/// Which rules run depends on the input: a case with a foreign chunk checks that it is refused; an
+/// invalid case (budget not positive, repeated id, non-finite score, zero tokens, a `content_ref`
+/// without `token_count`, pinned chunks over the budget) checks that it is refused; a valid case
+/// checks everything else.
+pub fn check_packer(packer: &dyn Packer, spec: &PackerSpec<'_>, case: &PackerCase) -> Report {
+    let mut report = Report::new(case.name.clone());
+    let first = packer.pack(&case.ctx, case.chunks.clone(), case.budget);
+    let second = packer.pack(&case.ctx, case.chunks.clone(), case.budget);
+    report.rule("deterministic", deterministic(&first, &second));
+
+    if case.chunks.iter().any(|c| c.tenant_id != case.ctx.tenant_id) {
+        report.rule(
+            "foreign_tenant_refused",
+            foreign_tenant_refused(&case.ctx.tenant_id, &case.chunks, &first),
+        );
+        return report;
+    }
+    if let Some(problem) = invalid_input(&case.chunks, case.budget, spec.counter) {
+        report.rule("invalid_input_refused", invalid_input_refused(&problem, &first));
+        return report;
+    }
+    let packed = match first {
+        Ok(packed) => {
+            report.rule("valid_input_packed", []);
+            packed
+        }
+        Err(err) => {
+            report.rule(
+                "valid_input_packed",
+                [format!(
+                    "a valid input of {} chunks was refused: {err}",
+                    case.chunks.len()
+                )],
+            );
+            return report;
+        }
+    };
+    check_packed(&mut report, spec, case, &packed);
+    report.rule(
+        "independent_of_input_order",
+        independent_of_input_order(packer, spec, case, &packed),
+    );
+    report
+}
+
+/// Checks every rule that needs only one successful output of a valid input.
+pub fn check_packed(report: &mut Report, spec: &PackerSpec<'_>, case: &PackerCase, packed: &PackedContext) {
+    let tokens = |c: &Chunk| tokens_of(c, spec.counter).unwrap_or(0);
+    report.rule(
+        "never_over_budget",
+        never_over_budget(&case.chunks, packed, case.budget, &tokens),
+    );
+    report.rule("pinned_first_and_kept", pinned_first_and_kept(&case.chunks, packed));
+    report.rule("every_chunk_accounted", every_chunk_accounted(&case.chunks, packed));
+    report.rule("packed_chunks_unchanged", packed_chunks_unchanged(&case.chunks, packed));
+    if let Some(cap) = spec.max_per_document {
+        report.rule("within_document_cap", within_document_cap(packed, cap));
+    }
+    report.rule(
+        "dedup_matches_all_pairs",
+        dedup_matches_all_pairs(&case.chunks, packed, spec.dedup),
+    );
+    if spec.optimal {
+        let violations = optimal_matches_brute_force(&case.chunks, packed, spec, case.budget);
+        if let Some(violations) = violations {
+            report.rule("optimal_matches_brute_force", violations);
+        }
+    }
+}
+
+/// The tokens a packer counts a chunk for: its cached `token_count`, else `counter` on its content.
+pub fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter) -> Option<usize> {
+    chunk.token_count.or_else(|| chunk.content().map(|c| counter.count(c)))
+}
+
+/// Why an input must be refused, found without asking the packer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InvalidInput {
+    /// The budget is zero or negative.
+    Budget(i64),
+    /// Two chunks share this id.
+    DuplicateId(ChunkId),
+    /// This chunk's score is NaN or infinite.
+    NonFiniteScore(ChunkId),
+    /// This chunk counts as zero tokens.
+    ZeroTokens(ChunkId),
+    /// This chunk has only a `content_ref` and no `token_count`.
+    MissingTokenCount(ChunkId),
+    /// The pinned chunks need more tokens than the budget.
+    PinnedOverBudget {
+        /// Tokens of the pinned chunks.
+        pinned_tokens: usize,
+    },
+}
+
+/// The first reason (if any) a packer must refuse `chunks` with `budget`: it cannot pack them
+/// exactly, or it cannot keep the pinned-chunks promise.
+pub fn invalid_input(chunks: &[Chunk], budget: i64, counter: &dyn TokenCounter) -> Option<InvalidInput> {
+    if budget <= 0 {
+        return Some(InvalidInput::Budget(budget));
+    }
+    let mut seen = HashSet::new();
+    for c in chunks {
+        if !seen.insert(&c.id) {
+            return Some(InvalidInput::DuplicateId(c.id.clone()));
+        }
+        if !c.score_or_zero().is_finite() {
+            return Some(InvalidInput::NonFiniteScore(c.id.clone()));
+        }
+        match tokens_of(c, counter) {
+            None => return Some(InvalidInput::MissingTokenCount(c.id.clone())),
+            Some(0) => return Some(InvalidInput::ZeroTokens(c.id.clone())),
+            Some(_) => {}
+        }
+    }
+    let pinned_tokens: usize = chunks
+        .iter()
+        .filter(|c| c.pinned)
+        .filter_map(|c| tokens_of(c, counter))
+        .fold(0, usize::saturating_add);
+    let over = usize::try_from(budget).is_ok_and(|budget| pinned_tokens > budget);
+    over.then_some(InvalidInput::PinnedOverBudget { pinned_tokens })
+}
+
+/// Two runs on the same input gave the same result (compared by their debug form, so a NaN a
+/// broken packer let through does not count as a difference).
+pub fn deterministic(
+    first: &Result<PackedContext, PackerError>,
+    second: &Result<PackedContext, PackerError>,
+) -> Vec<String> {
+    if format!("{first:?}") == format!("{second:?}") {
+        return Vec::new();
+    }
+    let describe = |r: &Result<PackedContext, PackerError>| match r {
+        Ok(p) => format!("{} packed, {} dropped", p.chunks.len(), p.dropped.len()),
+        Err(e) => format!("error: {e}"),
+    };
+    vec![format!(
+        "two runs on the same input differ: {} vs {}",
+        describe(first),
+        describe(second)
+    )]
+}
+
+/// An input holding a chunk of another tenant is refused with `ForeignTenant` naming such a chunk.
+pub fn foreign_tenant_refused(
+    tenant: &TenantId,
+    chunks: &[Chunk],
+    result: &Result<PackedContext, PackerError>,
+) -> Vec<String> {
+    let foreign: Vec<&Chunk> = chunks.iter().filter(|c| &c.tenant_id != tenant).collect();
+    match result {
+        Err(PackerError::ForeignTenant { chunk_id, .. }) if foreign.iter().any(|c| &c.id == chunk_id) => Vec::new(),
+        Err(PackerError::ForeignTenant { chunk_id, .. }) => {
+            vec![format!(
+                "refused for chunk {chunk_id}, which is not of a foreign tenant"
+            )]
+        }
+        Err(other) => vec![format!(
+            "chunk {} of tenant {} was refused with another error: {other}",
+            foreign[0].id, foreign[0].tenant_id
+        )],
+        Ok(packed) => {
+            let leaked: Vec<&str> = packed
+                .chunks
+                .iter()
+                .filter(|c| &c.tenant_id != tenant)
+                .map(|c| c.id.as_str())
+                .collect();
+            vec![format!(
+                "chunk {} of tenant {} was accepted (packed foreign chunks: {leaked:?})",
+                foreign[0].id, foreign[0].tenant_id
+            )]
+        }
+    }
+}
+
+/// An input the packer cannot pack exactly is refused with the matching error.
+pub fn invalid_input_refused(problem: &InvalidInput, result: &Result<PackedContext, PackerError>) -> Vec<String> {
+    let matches = match (problem, result) {
+        (InvalidInput::Budget(b), Err(PackerError::InvalidBudget { budget })) => b == budget,
+        (InvalidInput::DuplicateId(_), Err(PackerError::DuplicateChunkId { .. }))
+        | (InvalidInput::NonFiniteScore(_), Err(PackerError::NonFiniteScore { .. }))
+        | (InvalidInput::ZeroTokens(_), Err(PackerError::ZeroTokens { .. }))
+        | (InvalidInput::MissingTokenCount(_), Err(PackerError::MissingTokenCount { .. }))
+        | (InvalidInput::PinnedOverBudget { .. }, Err(PackerError::PinnedOverBudget { .. })) => true,
+        // An input can be invalid in several ways; the packer may name another of them first.
+        (_, Err(_)) => !matches!(problem, InvalidInput::PinnedOverBudget { .. }),
+        (_, Ok(_)) => false,
+    };
+    if matches {
+        return Vec::new();
+    }
+    match result {
+        Ok(packed) => vec![format!(
+            "input with {problem:?} was packed ({} chunks) instead of refused",
+            packed.chunks.len()
+        )],
+        Err(err) => vec![format!("input with {problem:?} was refused with another error: {err}")],
+    }
+}
+
+/// The packed chunks' tokens (as the input chunks count) sum to `tokens_used`, which is within the
+/// budget, and `tokens_budget` is the budget given.
+pub fn never_over_budget(
+    input: &[Chunk],
+    packed: &PackedContext,
+    budget: i64,
+    tokens: &dyn Fn(&Chunk) -> usize,
+) -> Vec<String> {
+    let by_id: HashMap<&ChunkId, &Chunk> = input.iter().map(|c| (&c.id, c)).collect();
+    let sum: usize = packed
+        .chunks
+        .iter()
+        .map(|c| by_id.get(&c.id).map_or_else(|| tokens(c), |c| tokens(c)))
+        .sum();
+    let mut out = Vec::new();
+    if usize::try_from(budget).map_or(true, |budget| sum > budget) {
+        out.push(format!("packed chunks hold {sum} tokens, over the budget of {budget}"));
+    }
+    if packed.tokens_used != sum {
+        out.push(format!(
+            "tokens_used is {}, the packed chunks hold {sum}",
+            packed.tokens_used
+        ));
+    }
+    if i64::try_from(packed.tokens_budget).ok() != Some(budget) {
+        out.push(format!(
+            "tokens_budget is {}, the budget was {budget}",
+            packed.tokens_budget
+        ));
+    }
+    out
+}
+
+/// The pinned chunks come first, all of them, in input order.
+pub fn pinned_first_and_kept(input: &[Chunk], packed: &PackedContext) -> Vec<String> {
+    let pinned: Vec<&ChunkId> = input.iter().filter(|c| c.pinned).map(|c| &c.id).collect();
+    let head: Vec<&ChunkId> = packed.chunks.iter().take(pinned.len()).map(|c| &c.id).collect();
+    if head == pinned {
+        return Vec::new();
+    }
+    let dropped: Vec<&ChunkId> = packed
+        .dropped
+        .iter()
+        .map(|d| &d.id)
+        .filter(|id| pinned.contains(id))
+        .collect();
+    vec![format!(
+        "pinned chunks {pinned:?} should lead the pack, which starts {head:?} (pinned among the dropped: {dropped:?})"
+    )]
+}
+
+/// Every input chunk is either packed or dropped with a reason, exactly once, and nothing else is.
+pub fn every_chunk_accounted(input: &[Chunk], packed: &PackedContext) -> Vec<String> {
+    let mut seen: HashMap<&ChunkId, usize> = HashMap::new();
+    for id in packed
+        .chunks
+        .iter()
+        .map(|c| &c.id)
+        .chain(packed.dropped.iter().map(|d| &d.id))
+    {
+        *seen.entry(id).or_insert(0) += 1;
+    }
+    let known: HashSet<&ChunkId> = input.iter().map(|c| &c.id).collect();
+    let mut out = Vec::new();
+    for c in input {
+        match seen.get(&c.id).copied().unwrap_or(0) {
+            1 => {}
+            0 => out.push(format!("chunk {} is neither packed nor dropped", c.id)),
+            n => out.push(format!("chunk {} is accounted for {n} times", c.id)),
+        }
+    }
+    let mut unknown: Vec<&&ChunkId> = seen.keys().filter(|id| !known.contains(**id)).collect();
+    unknown.sort();
+    for id in unknown {
+        out.push(format!("chunk {id} is in the output but not in the input"));
+    }
+    out
+}
+
+/// A packed chunk is the input chunk, unchanged: content, scores, metadata and unknown fields.
+pub fn packed_chunks_unchanged(input: &[Chunk], packed: &PackedContext) -> Vec<String> {
+    let by_id: HashMap<&ChunkId, &Chunk> = input.iter().map(|c| (&c.id, c)).collect();
+    packed
+        .chunks
+        .iter()
+        .filter_map(|c| {
+            let original = by_id.get(&c.id)?;
+            // Debug form, so a NaN compares equal to itself.
+            (format!("{c:?}") != format!("{original:?}"))
+                .then(|| format!("packed chunk {} differs from its input", c.id))
+        })
+        .collect()
+}
+
+/// At most `cap` unpinned chunks of one document are packed.
+pub fn within_document_cap(packed: &PackedContext, cap: usize) -> Vec<String> {
+    let mut per_document: HashMap<&str, usize> = HashMap::new();
+    for c in packed.chunks.iter().filter(|c| !c.pinned) {
+        *per_document.entry(c.document_id.as_str()).or_insert(0) += 1;
+    }
+    let mut out: Vec<String> = per_document
+        .into_iter()
+        .filter(|&(_, n)| n > cap)
+        .map(|(doc, n)| format!("document {doc} has {n} packed chunks, over the cap of {cap}"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The priority order dedup walks: pinned chunks in input order, then the others by score
+/// descending (a missing score is 0), ties by id ascending.
+pub fn priority_order(chunks: &[Chunk]) -> Vec<usize> {
+    let mut candidates: Vec<usize> = (0..chunks.len()).filter(|&i| !chunks[i].pinned).collect();
+    candidates.sort_by(|&a, &b| {
+        let (a, b) = (&chunks[a], &chunks[b]);
+        b.score_or_zero()
+            .partial_cmp(&a.score_or_zero())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    (0..chunks.len())
+        .filter(|&i| chunks[i].pinned)
+        .chain(candidates)
+        .collect()
+}
+
+/// The normalised text: lower-cased, each maximal run of alphanumeric characters a word, words
+/// joined by one space.
+pub fn reference_normalise(text: &str) -> String {
+    let lower: String = text.chars().flat_map(char::to_lowercase).collect();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The word `size`-shingles of a normalised text; fewer words than `size` make one shingle, no
+/// words none.
+pub fn reference_shingles(normalised: &str, size: usize) -> BTreeSet<String> {
+    let words: Vec<&str> = normalised.split(' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty() {
+        return BTreeSet::new();
+    }
+    if words.len() < size {
+        return BTreeSet::from([words.join(" ")]);
+    }
+    words.windows(size.max(1)).map(|w| w.join(" ")).collect()
+}
+
+/// `|a ∩ b| / |a ∪ b|`; two empty sets have similarity 0.
+pub fn reference_jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let overlap = a.intersection(b).count();
+    let union = a.len() + b.len() - overlap;
+    if union == 0 { 0.0 } else { overlap as f64 / union as f64 }
+}
+
+/// The all-pairs definition of dedup: walking the [priority order](priority_order), a chunk (not
+/// pinned, with content) is an exact duplicate of the first kept chunk with the same normalised
+/// text, else (near dedup on) a near duplicate of the first kept chunk whose shingle Jaccard
+/// similarity reaches the threshold; otherwise it is kept. Returns, per input chunk, `None` if kept
+/// or the reason it is dropped.
+pub fn reference_dedup(chunks: &[Chunk], dedup: Dedup) -> Vec<Option<DropReason>> {
+    let order = priority_order(chunks);
+    let normalised: Vec<Option<String>> = chunks.iter().map(|c| c.content().map(reference_normalise)).collect();
+    let shingles: Vec<BTreeSet<String>> = match dedup {
+        Dedup::Near { shingle_size, .. } => normalised
+            .iter()
+            .map(|n| {
+                n.as_deref()
+                    .map(|n| reference_shingles(n, shingle_size))
+                    .unwrap_or_default()
+            })
+            .collect(),
+        Dedup::Exact => Vec::new(),
+    };
+    let mut verdicts = vec![None; chunks.len()];
+    let mut kept: Vec<usize> = Vec::new();
+    for i in order {
+        let Some(text) = &normalised[i] else { continue };
+        if !chunks[i].pinned {
+            let exact = kept.iter().find(|&&k| normalised[k].as_ref() == Some(text));
+            if let Some(&k) = exact {
+                verdicts[i] = Some(DropReason::ExactDuplicate {
+                    of: chunks[k].id.clone(),
+                });
+                continue;
+            }
+            if let Dedup::Near { threshold, .. } = dedup {
+                let near = kept.iter().find_map(|&k| {
+                    let similarity = reference_jaccard(&shingles[i], &shingles[k]);
+                    (similarity >= threshold).then_some((k, similarity))
+                });
+                if let Some((k, similarity)) = near {
+                    verdicts[i] = Some(DropReason::NearDuplicate {
+                        of: chunks[k].id.clone(),
+                        similarity,
+                    });
+                    continue;
+                }
+            }
+        }
+        kept.push(i);
+    }
+    verdicts
+}
+
+/// The chunks dropped as duplicates are exactly those the all-pairs definition drops, for the same
+/// reason (the same kept chunk, the same similarity).
+pub fn dedup_matches_all_pairs(input: &[Chunk], packed: &PackedContext, dedup: Dedup) -> Vec<String> {
+    let reference = reference_dedup(input, dedup);
+    let actual: HashMap<&ChunkId, &DropReason> = packed
+        .dropped
+        .iter()
+        .filter(|d| d.reason.is_duplicate())
+        .map(|d| (&d.id, &d.reason))
+        .collect();
+    let mut out = Vec::new();
+    for (chunk, expected) in input.iter().zip(&reference) {
+        match (expected, actual.get(&chunk.id)) {
+            (None, None) => {}
+            (None, Some(reason)) => out.push(format!(
+                "chunk {} was dropped as {reason}, but no kept chunk duplicates it",
+                chunk.id
+            )),
+            (Some(expected), None) => {
+                out.push(format!(
+                    "chunk {} should be dropped as {expected}, but was not",
+                    chunk.id
+                ));
+            }
+            (Some(expected), Some(reason)) if same_reason(expected, reason) => {}
+            (Some(expected), Some(reason)) => {
+                out.push(format!(
+                    "chunk {} was dropped as {reason}, expected {expected}",
+                    chunk.id
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn same_reason(a: &DropReason, b: &DropReason) -> bool {
+    match (a, b) {
+        (DropReason::ExactDuplicate { of: a }, DropReason::ExactDuplicate { of: b }) => a == b,
+        (DropReason::NearDuplicate { of: a, similarity: x }, DropReason::NearDuplicate { of: b, similarity: y }) => {
+            a == b && (x - y).abs() <= 1e-9
+        }
+        _ => false,
+    }
+}
+
+/// The best total score any selection of the non-duplicate candidates reaches within the room
+/// the pinned chunks leave (and the cap), by enumerating every subset; `None` above
+/// [`BRUTE_FORCE_MAX_CANDIDATES`] candidates.
+pub fn brute_force_best_score(
+    input: &[Chunk],
+    dedup: Dedup,
+    budget: usize,
+    counter: &dyn TokenCounter,
+    cap: Option<usize>,
+) -> Option<f64> {
+    let verdicts = reference_dedup(input, dedup);
+    let pinned: usize = input
+        .iter()
+        .filter(|c| c.pinned)
+        .filter_map(|c| tokens_of(c, counter))
+        .sum();
+    let room = budget.checked_sub(pinned)?;
+    // Chunks with a score of zero or less never raise the total, so only positive ones matter.
+    let items: Vec<(usize, f64, &str)> = input
+        .iter()
+        .zip(&verdicts)
+        .filter(|(c, v)| !c.pinned && v.is_none() && c.score_or_zero() > 0.0)
+        .filter_map(|(c, _)| Some((tokens_of(c, counter)?, c.score_or_zero(), c.document_id.as_str())))
+        .filter(|&(tokens, _, _)| tokens <= room)
+        .collect();
+    if items.len() > BRUTE_FORCE_MAX_CANDIDATES {
+        return None;
+    }
+    let mut best = 0.0f64;
+    for mask in 0u32..(1 << items.len()) {
+        let chosen = || (0..items.len()).filter(move |i| mask & (1 << i) != 0).map(|i| items[i]);
+        let tokens: usize = chosen().map(|(t, _, _)| t).sum();
+        if tokens > room {
+            continue;
+        }
+        if let Some(cap) = cap {
+            let mut per_document: HashMap<&str, usize> = HashMap::new();
+            if chosen().any(|(_, _, doc)| {
+                let n = per_document.entry(doc).or_insert(0);
+                *n += 1;
+                *n > cap
+            }) {
+                continue;
+            }
+        }
+        best = best.max(chosen().map(|(_, s, _)| s).sum());
+    }
+    Some(best)
+}
+
+/// An `optimal` selection reaches the brute-force best total score (on inputs of at most
+/// [`BRUTE_FORCE_MAX_CANDIDATES`] candidates; `None` when the rule does not apply: too many
+/// candidates, or the packer announced that it fell back to another strategy).
+pub fn optimal_matches_brute_force(
+    input: &[Chunk],
+    packed: &PackedContext,
+    spec: &PackerSpec<'_>,
+    budget: i64,
+) -> Option<Vec<String>> {
+    if packed.strategy != rag_core::SelectionStrategy::Optimal && !packed.notes.is_empty() {
+        return None;
+    }
+    let budget = usize::try_from(budget).ok()?;
+    let best = brute_force_best_score(input, spec.dedup, budget, spec.counter, spec.max_per_document)?;
+    let total: f64 = packed
+        .chunks
+        .iter()
+        .filter(|c| !c.pinned)
+        .map(|c| c.score_or_zero())
+        .filter(|&s| s > 0.0)
+        .sum();
+    let tolerance = 1e-9 * best.abs().max(1.0);
+    Some(if (total - best).abs() <= tolerance {
+        Vec::new()
+    } else {
+        vec![format!("the packed chunks score {total}, brute force reaches {best}")]
+    })
+}
+
+/// The same chunks in other orders (pinned chunks keep their relative order, which is part of the
+/// output) give the same pack; with an input-based order, the same selection and drops.
+pub fn independent_of_input_order(
+    packer: &dyn Packer,
+    spec: &PackerSpec<'_>,
+    case: &PackerCase,
+    packed: &PackedContext,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (how, reordered) in reorderings(&case.chunks) {
+        let other = match packer.pack(&case.ctx, reordered, case.budget) {
+            Ok(other) => other,
+            Err(err) => {
+                out.push(format!("the input {how} was refused: {err}"));
+                continue;
+            }
+        };
+        if spec.order_follows_input {
+            let ids = |p: &PackedContext| p.chunks.iter().map(|c| c.id.clone()).collect::<BTreeSet<_>>();
+            let drops = |p: &PackedContext| {
+                let mut d: Vec<String> = p.dropped.iter().map(|d| format!("{}: {}", d.id, d.reason)).collect();
+                d.sort();
+                d
+            };
+            if ids(packed) != ids(&other) {
+                out.push(format!("the input {how} packs another selection"));
+            } else if drops(packed) != drops(&other) {
+                out.push(format!("the input {how} drops chunks for other reasons"));
+            }
+        } else if format!("{packed:?}") != format!("{other:?}") {
+            let first: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).take(8).collect();
+            let second: Vec<&str> = other.chunks.iter().map(|c| c.id.as_str()).take(8).collect();
+            out.push(format!(
+                "the input {how} packs differently: {first:?} vs {second:?} (first 8 ids)"
+            ));
+        }
+    }
+    out
+}
+
+/// The unpinned chunks reversed, and rotated by half, around the pinned ones (kept in order, first).
+fn reorderings(chunks: &[Chunk]) -> Vec<(&'static str, Vec<Chunk>)> {
+    let pinned: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().collect();
+    let others: Vec<Chunk> = chunks.iter().filter(|c| !c.pinned).cloned().collect();
+    if others.len() < 2 {
+        return Vec::new();
+    }
+    let mut reversed = others.clone();
+    reversed.reverse();
+    let mut rotated = others;
+    let half = rotated.len() / 2;
+    rotated.rotate_left(half);
+    [("reversed", reversed), ("rotated", rotated)]
+        .into_iter()
+        .map(|(how, others)| (how, pinned.iter().cloned().chain(others).collect()))
+        .collect()
+}
