@@ -18,12 +18,26 @@ use crate::{Chunk, ChunkError, CorpusId, DocumentId, ParseError, ParsedDocument,
 ///   same counts (`tiktoken:cl100k_base`); packers and chunk metadata report it.
 /// - Counters are shared across threads, so they must be `Send + Sync` and cheap to call
 ///   concurrently; expensive state (BPE tables) is built once, not per call.
+/// - [`splits_at_line_starts`](Self::splits_at_line_starts) is `true` only if the additivity it
+///   describes holds for every text; the default `false` is always correct.
 pub trait TokenCounter: Send + Sync {
     /// Number of tokens in `text`.
     fn count(&self, text: &str) -> usize;
 
     /// Name of the tokenizer, e.g. `tiktoken:cl100k_base`.
     fn name(&self) -> &str;
+
+    /// Whether counts add up across line starts: `count(a + b) == count(a) + count(b)` for every
+    /// `a` that ends with `'\n'` or `'\r'` and every `b` that starts with a character that is not
+    /// whitespace.
+    ///
+    /// It holds for tokenizers that split text into pieces with a pre-tokenizer that always starts a
+    /// piece there and then encode each piece on its own, as OpenAI's `cl100k_base` and
+    /// `o200k_base` do. A chunker uses it to take a chunk's exact count from counts of its
+    /// lines instead of counting the chunk again. The default, `false`, makes no promise.
+    fn splits_at_line_starts(&self) -> bool {
+        false
+    }
 }
 
 impl<T: TokenCounter + ?Sized> TokenCounter for &T {
@@ -33,6 +47,9 @@ impl<T: TokenCounter + ?Sized> TokenCounter for &T {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn splits_at_line_starts(&self) -> bool {
+        (**self).splits_at_line_starts()
     }
 }
 
@@ -44,6 +61,9 @@ impl<T: TokenCounter + ?Sized> TokenCounter for std::sync::Arc<T> {
     fn name(&self) -> &str {
         (**self).name()
     }
+    fn splits_at_line_starts(&self) -> bool {
+        (**self).splits_at_line_starts()
+    }
 }
 
 impl<T: TokenCounter + ?Sized> TokenCounter for Box<T> {
@@ -53,6 +73,9 @@ impl<T: TokenCounter + ?Sized> TokenCounter for Box<T> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn splits_at_line_starts(&self) -> bool {
+        (**self).splits_at_line_starts()
     }
 }
 
@@ -148,6 +171,36 @@ mod tests {
         }
         assert_eq!(count_via(&Words, "a b"), 2);
         assert_eq!(boxed.name(), "words");
+    }
+
+    struct Lines;
+
+    impl TokenCounter for Lines {
+        fn count(&self, text: &str) -> usize {
+            text.lines().count()
+        }
+
+        fn name(&self) -> &str {
+            "lines"
+        }
+
+        fn splits_at_line_starts(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn line_start_additivity_is_off_by_default_and_forwarded_by_pointers() {
+        assert!(!Words.splits_at_line_starts());
+        let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Lines);
+        let boxed: Box<dyn TokenCounter> = Box::new(Lines);
+        assert!(arc.splits_at_line_starts());
+        assert!(boxed.splits_at_line_starts());
+        assert!(TokenCounter::splits_at_line_starts(&&Lines));
+        assert!(!std::sync::Arc::new(Words).splits_at_line_starts());
+        // What the promise means, on a counter that keeps it.
+        let (a, b) = ("one\ntwo\n", "three\nfour");
+        assert_eq!(Lines.count(&format!("{a}{b}")), Lines.count(a) + Lines.count(b));
     }
 
     #[test]
