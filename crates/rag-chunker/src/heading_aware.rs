@@ -130,11 +130,21 @@ impl HeadingAwareChunker {
         .entered();
         validate_blocks(parsed)?;
         let mut run = Run::new(self, ctx, parsed);
-        for (index, block) in parsed.blocks.iter().enumerate() {
-            let range = trim_range(&parsed.document.text, block.span.range());
-            if range.is_empty() {
-                continue;
-            }
+        let blocks: Vec<(usize, Range<usize>)> = parsed
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(index, block)| (index, trim_range(&parsed.document.text, block.span.range())))
+            .filter(|(_, range)| !range.is_empty())
+            .collect();
+        for (at, (index, range)) in blocks.iter().cloned().enumerate() {
+            let block = &parsed.blocks[index];
+            // Where the next unit of the same section starts, if a body block follows: the last
+            // unit of this block may then be counted together with the whitespace up to it.
+            let next = blocks
+                .get(at + 1)
+                .filter(|(next, _)| parsed.blocks[*next].block_type != BlockType::Heading)
+                .map(|(_, next)| next.start);
             if block.block_type == BlockType::Heading {
                 let level = block.level.ok_or_else(|| ChunkError::MalformedBlock {
                     document_id: parsed.document.id.clone(),
@@ -148,7 +158,7 @@ impl HeadingAwareChunker {
                 } else {
                     Split::Sentences
                 };
-                for unit in run.units(range, kind)? {
+                for unit in run.units(range, kind, next)? {
                     run.add(unit)?;
                 }
             }
@@ -208,12 +218,31 @@ fn validate_blocks(parsed: &ParsedDocument) -> Result<(), ChunkError> {
     Ok(())
 }
 
-/// A stretch of text that is never cut by packing, with its exact token count.
+/// A stretch of text that is never cut by packing, with an exact token count.
+///
+/// `tokens` is the exact count of `start..until`: of the unit alone when `until == end`, or of the
+/// unit and the whitespace after it, up to the next unit's start, when that start is a line start
+/// the counter splits at (see [`TokenCounter::splits_at_line_starts`]). Such a count adds up
+/// exactly with the counts after it, so a chunk made of such units needs no recount; only its last
+/// unit must then be counted alone.
 #[derive(Debug, Clone, Copy)]
 struct Unit {
     start: usize,
     end: usize,
+    until: usize,
     tokens: usize,
+}
+
+impl Unit {
+    /// A unit counted alone.
+    fn alone(start: usize, end: usize, tokens: usize) -> Self {
+        Self {
+            start,
+            end,
+            until: end,
+            tokens,
+        }
+    }
 }
 
 /// The natural boundaries of an oversize block.
@@ -225,10 +254,12 @@ enum Split {
     Lines,
 }
 
-/// The start of a body chunk taken from the end of the previous one, with its token count.
+/// The start of a body chunk taken from the end of the previous one, with the exact token count
+/// of `start..until` (the tail, and the whitespace after it when the next unit starts a line).
 #[derive(Debug, Clone, Copy)]
 struct Overlap {
     start: usize,
+    until: usize,
     tokens: usize,
 }
 
@@ -245,6 +276,9 @@ struct Run<'a> {
     ctx: &'a RequestContext,
     parsed: &'a ParsedDocument,
     text: &'a str,
+    /// Whether the counter's counts add up across line starts (a unit may then be counted with
+    /// the whitespace after it, and a chunk summed from its units instead of counted again).
+    line_starts: bool,
     count_window: usize,
     /// Bytes per token seen in the last hard split, the first guess for the next one.
     bytes_per_token: f64,
@@ -266,6 +300,7 @@ impl<'a> Run<'a> {
             ctx,
             parsed,
             text: &parsed.document.text,
+            line_starts: chunker.counter.splits_at_line_starts(),
             count_window: MIN_COUNT_WINDOW.max(chunker.max_tokens.saturating_mul(16)),
             bytes_per_token: 4.0,
             chunks: Vec::new(),
@@ -285,6 +320,19 @@ impl<'a> Run<'a> {
         self.chunker.counter.count(&self.text[range])
     }
 
+    /// Whether the counter's count of a text that is cut at `at` is the sum of the counts of the
+    /// two sides: `at` starts a line (after `\n` or `\r`) with a character that is not whitespace.
+    fn splits_at(&self, at: usize) -> bool {
+        self.line_starts
+            && at > 0
+            && matches!(self.text.as_bytes().get(at - 1), Some(b'\n' | b'\r'))
+            && self
+                .text
+                .get(at..)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|c| !c.is_whitespace())
+    }
+
     /// A heading: closes the section before it, opens its own.
     fn heading(&mut self, level: u8, title: &str, range: Range<usize>) -> Result<(), ChunkError> {
         self.end_section()?;
@@ -293,7 +341,7 @@ impl<'a> Run<'a> {
         }
         let parent = self.headings.last().map(|top| top.id.clone());
         let path = self.heading_path();
-        let mut units = self.units(range, Split::Sentences)?.into_iter();
+        let mut units = self.units(range, Split::Sentences, None)?.into_iter();
         let Some(first) = units.next() else {
             return Ok(());
         };
@@ -301,7 +349,13 @@ impl<'a> Run<'a> {
         metadata.insert("kind".into(), json!("heading"));
         metadata.insert("level".into(), json!(level));
         metadata.insert("heading_path".into(), path);
-        let id = self.emit(first.start..first.end, first.tokens, parent, metadata);
+        // The heading chunk ends here: its count must be of the piece alone.
+        let tokens = if first.until == first.end {
+            first.tokens
+        } else {
+            self.count(first.start..first.end)
+        };
+        let id = self.emit(first.start..first.end, tokens, parent, metadata);
         self.headings.push(Frame {
             level,
             id,
@@ -326,7 +380,7 @@ impl<'a> Run<'a> {
         // Each flush emits at least one unit, so this ends; units a flush gives back start the
         // next chunk of the same section (and may flush again, with overlap, inside `add`).
         while !self.pending.is_empty() {
-            for unit in self.flush(false)? {
+            for unit in self.flush(None)? {
                 self.add(unit)?;
             }
         }
@@ -342,13 +396,13 @@ impl<'a> Run<'a> {
                 self.start_chunk(unit);
                 continue;
             };
-            let grown = self.pending_tokens + self.gap_tokens(last.end, unit.start) + unit.tokens;
+            let grown = self.pending_tokens + self.gap_tokens(last.until, unit.start) + unit.tokens;
             if grown <= self.max() {
                 self.pending.push(unit);
                 self.pending_tokens = grown;
                 continue;
             }
-            let returned = self.flush(true)?;
+            let returned = self.flush(Some(unit.start))?;
             queue.push_front(unit);
             for unit in returned.into_iter().rev() {
                 queue.push_front(unit);
@@ -363,16 +417,17 @@ impl<'a> Run<'a> {
             .carry
             .take()
             .filter(|o| o.start < unit.start)
-            .filter(|o| o.tokens + self.gap_tokens(o.start, unit.start) + unit.tokens <= self.max());
+            .filter(|o| o.tokens + self.gap_tokens(o.until, unit.start) + unit.tokens <= self.max());
         self.pending_tokens = match self.overlap {
-            Some(o) => o.tokens + self.gap_tokens(o.start, unit.start) + unit.tokens,
+            Some(o) => o.tokens + self.gap_tokens(o.until, unit.start) + unit.tokens,
             None => unit.tokens,
         };
         self.pending.push(unit);
     }
 
     /// Estimated tokens of the whitespace between two units when they share a chunk: none for a
-    /// single space (tokenizers fold it into the next word), one for anything else.
+    /// single space (tokenizers fold it into the next word) or when the first unit's count already
+    /// covers it (`from == to`), one for anything else.
     fn gap_tokens(&self, from: usize, to: usize) -> usize {
         match self.text.get(from..to) {
             Some("") | Some(" ") | None => 0,
@@ -382,19 +437,16 @@ impl<'a> Run<'a> {
 
     /// Emits the pending chunk; returns the units that had to be left out to keep it within the
     /// budget (rare: only when merging at unit boundaries counts more than the sum), which start
-    /// the next chunk. With `carry`, the chunk's tail is offered as overlap to that next chunk.
-    fn flush(&mut self, carry: bool) -> Result<Vec<Unit>, ChunkError> {
+    /// the next chunk. With `carry` (the start of the unit that did not fit), the chunk's tail is
+    /// offered as overlap to that next chunk.
+    fn flush(&mut self, carry: Option<usize>) -> Result<Vec<Unit>, ChunkError> {
         let mut returned: Vec<Unit> = Vec::new();
         let (start, end, tokens) = loop {
             let (Some(first), Some(last)) = (self.pending.first().copied(), self.pending.last().copied()) else {
                 return Ok(returned);
             };
             let start = self.overlap.map_or(first.start, |o| o.start);
-            let exact = if self.overlap.is_none() && self.pending.len() == 1 {
-                first.tokens
-            } else {
-                self.count(start..last.end)
-            };
+            let exact = self.exact_count(start);
             if exact <= self.max() {
                 break (start, last.end, exact);
             }
@@ -408,8 +460,18 @@ impl<'a> Run<'a> {
                         returned.insert(0, unit);
                     }
                 }
-            } else {
+            } else if self.overlap.is_some() {
                 self.overlap = None;
+            } else {
+                // One unit that fitted when counted with the whitespace after it but not alone
+                // (BPE counts do not grow monotonically with the text): split it like an oversize
+                // block. Nothing is emitted; the pieces start the chunk again.
+                let mut pieces = Vec::new();
+                self.hard_split(first.start..first.end, &mut pieces)?;
+                pieces.append(&mut returned);
+                self.pending.clear();
+                self.pending_tokens = 0;
+                return Ok(pieces);
             }
         };
         let parent = self.headings.last().map(|h| h.id.clone());
@@ -420,12 +482,67 @@ impl<'a> Run<'a> {
         self.pending.clear();
         self.pending_tokens = 0;
         self.overlap = None;
-        self.carry = if carry && self.chunker.overlap_tokens > 0 {
-            self.tail(start, end, tokens)
-        } else {
-            None
+        self.carry = match carry {
+            Some(next) if self.chunker.overlap_tokens > 0 => {
+                self.tail(start, end, tokens, returned.first().map_or(next, |unit| unit.start))
+            }
+            _ => None,
         };
         Ok(returned)
+    }
+
+    /// The exact count of the pending chunk, which starts at `start` (its overlap's start, or its
+    /// first unit's) and ends with its last unit.
+    ///
+    /// When the counter splits at line starts, the chunk's count is the sum of the counts of its
+    /// pieces between the line starts that begin its units, and a piece that is exactly a counted
+    /// unit (or the overlap) counted up to the next unit is not counted again: usually only the
+    /// last unit is, alone. Otherwise the chunk is counted whole, unless it is one unit counted alone.
+    fn exact_count(&self, start: usize) -> usize {
+        let Some(last) = self.pending.last() else {
+            return 0;
+        };
+        if !self.line_starts {
+            return match self.pending[..] {
+                [only] if only.start == start && only.until == only.end => only.tokens,
+                _ => self.count(start..last.end),
+            };
+        }
+        let mut total = 0;
+        // The piece being summed starts at `piece`: at the overlap (`None`) or at a unit (`Some`).
+        let (mut piece, mut piece_unit) = (start, self.overlap.is_none().then_some(0));
+        if let Some(o) = self.overlap
+            && let Some(first) = self.pending.first()
+            && self.splits_at(first.start)
+        {
+            total += if o.start == start && o.until == first.start {
+                o.tokens
+            } else {
+                self.count(start..first.start)
+            };
+            (piece, piece_unit) = (first.start, Some(0));
+        }
+        for k in 0..self.pending.len() {
+            let cut = match self.pending.get(k + 1) {
+                Some(next) if self.splits_at(next.start) => next.start,
+                Some(_) => continue,
+                None => last.end,
+            };
+            let known = match piece_unit {
+                Some(i) => self
+                    .pending
+                    .get(i)
+                    .filter(|u| u.start == piece && u.until == cut)
+                    .map(|u| u.tokens),
+                None => self
+                    .overlap
+                    .filter(|o| o.start == piece && o.until == cut)
+                    .map(|o| o.tokens),
+            };
+            total += known.unwrap_or_else(|| self.count(piece..cut));
+            (piece, piece_unit) = (cut, Some(k + 1));
+        }
+        total
     }
 
     /// About `overlap_tokens` from the end of the chunk `start..end`, starting at a sentence or
@@ -434,7 +551,11 @@ impl<'a> Run<'a> {
     /// The byte length to take back is guessed from the chunk's own bytes per token, and the
     /// guess is counted (the tail only, never the chunk); a tail over the target is shortened
     /// by the same ratio, a few times at most.
-    fn tail(&self, start: usize, end: usize, tokens: usize) -> Option<Overlap> {
+    ///
+    /// When `next`, the start of the next chunk's first unit, starts a line the counter splits at,
+    /// the tail is counted up to it, so that the next chunk can add that count to its units'.
+    fn tail(&self, start: usize, end: usize, tokens: usize, next: usize) -> Option<Overlap> {
+        let until = if next >= end && self.splits_at(next) { next } else { end };
         let want = self.chunker.overlap_tokens;
         let len = end.saturating_sub(start);
         if len < 2 {
@@ -455,10 +576,11 @@ impl<'a> Run<'a> {
             if boundary <= start || boundary >= end {
                 return None;
             }
-            let counted = self.count(boundary..end);
+            let counted = self.count(boundary..until);
             if counted <= want {
                 return Some(Overlap {
                     start: boundary,
+                    until,
                     tokens: counted,
                 });
             }
@@ -497,16 +619,19 @@ impl<'a> Run<'a> {
 
     /// The units of a block: the block itself if it fits, else its sentences (or lines), and any of
     /// those still too large hard-split by token count.
-    fn units(&mut self, range: Range<usize>, split: Split) -> Result<Vec<Unit>, ChunkError> {
+    ///
+    /// `next` is where the next unit of the section starts, if a body block follows. A unit whose
+    /// successor starts a line the counter splits at is counted together with the whitespace up to
+    /// it (see [`Unit`]), instead of alone: then its chunk needs no recount.
+    fn units(&mut self, range: Range<usize>, split: Split, next: Option<usize>) -> Result<Vec<Unit>, ChunkError> {
+        if let Some(unit) = self.joined_unit(range.clone(), next) {
+            return Ok(vec![unit]);
+        }
         let mut whole_tokens = None;
-        if range.len() <= self.count_window {
+        if range.len() <= self.count_window && !next.is_some_and(|n| self.splits_at(n)) {
             let tokens = self.count(range.clone());
             if tokens <= self.max() {
-                return Ok(vec![Unit {
-                    start: range.start,
-                    end: range.end,
-                    tokens,
-                }]);
+                return Ok(vec![Unit::alone(range.start, range.end, tokens)]);
             }
             whole_tokens = Some(tokens);
         }
@@ -515,17 +640,21 @@ impl<'a> Run<'a> {
             Split::Lines => line_ranges(self.text, range.clone()),
         };
         let mut units = Vec::new();
-        for part in parts {
+        for (i, part) in parts.iter().enumerate() {
+            let part = part.clone();
+            if part != range {
+                let part_next = parts.get(i + 1).map(|p| p.start).or(next);
+                if let Some(unit) = self.joined_unit(part.clone(), part_next) {
+                    units.push(unit);
+                    continue;
+                }
+            }
             // A block that is one sentence was counted already: go straight to the hard split.
             let known = if part == range { whole_tokens } else { None };
             if known.is_none() && part.len() <= self.count_window {
                 let tokens = self.count(part.clone());
                 if tokens <= self.max() {
-                    units.push(Unit {
-                        start: part.start,
-                        end: part.end,
-                        tokens,
-                    });
+                    units.push(Unit::alone(part.start, part.end, tokens));
                     continue;
                 }
             }
@@ -534,17 +663,27 @@ impl<'a> Run<'a> {
         Ok(units)
     }
 
+    /// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at and
+    /// the count is within budget. A count over budget says the range is (about) too large: the
+    /// caller splits it, or counts it alone.
+    fn joined_unit(&self, range: Range<usize>, next: Option<usize>) -> Option<Unit> {
+        let next = next.filter(|&n| n >= range.end && n - range.start <= self.count_window && self.splits_at(n))?;
+        let tokens = self.count(range.start..next);
+        (tokens <= self.max()).then_some(Unit {
+            start: range.start,
+            end: range.end,
+            until: next,
+            tokens,
+        })
+    }
+
     /// Cuts `range` into units of at most `max_tokens`, each as long as the budget allows, ending
     /// at a word boundary where one lies in the second half of the piece.
     fn hard_split(&mut self, range: Range<usize>, out: &mut Vec<Unit>) -> Result<(), ChunkError> {
         let mut start = trim_range(self.text, range.clone()).start;
         while start < range.end {
             let (cut, tokens) = self.fit(start, range.end)?;
-            let mut unit = Unit {
-                start,
-                end: cut,
-                tokens,
-            };
+            let mut unit = Unit::alone(start, cut, tokens);
             if cut < range.end {
                 let half = floor_boundary(self.text, start + (cut - start) / 2);
                 if let Some(word) = last_word_start(self.text, half.max(start), cut) {
@@ -552,11 +691,7 @@ impl<'a> Run<'a> {
                     if !shorter.is_empty() {
                         let tokens = self.count(shorter.clone());
                         if tokens <= self.max() {
-                            unit = Unit {
-                                start,
-                                end: shorter.end,
-                                tokens,
-                            };
+                            unit = Unit::alone(start, shorter.end, tokens);
                         }
                     }
                 }
@@ -565,8 +700,7 @@ impl<'a> Run<'a> {
             if !trimmed.is_empty() && trimmed.end != unit.end {
                 let tokens = self.count(trimmed.clone());
                 if tokens <= self.max() {
-                    unit.end = trimmed.end;
-                    unit.tokens = tokens;
+                    unit = Unit::alone(unit.start, trimmed.end, tokens);
                 }
             }
             if unit.tokens > 0 {

@@ -43,4 +43,6 @@ pub use parse::{
     DocumentType, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser, UnknownDocumentType,
     ocr_result_to_parsed_document, parse_document,
 };
+#[cfg(feature = "bpe-openai")]
+pub use tokens::BpeOpenAiCounter;
 pub use tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};
