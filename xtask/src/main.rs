@@ -4,9 +4,11 @@
 //! cargo xtask ci         fmt check, clippy (deny warnings), all tests, the contract suite, cargo deny
 //! cargo xtask contract   the contract suite alone
 //! cargo xtask deny       cargo deny, offline, advisories against the RustSec snapshot
+//! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
+mod bench;
 mod ci;
 mod contract;
 mod deny;
@@ -20,7 +22,8 @@ usage: cargo xtask <task>
 tasks:
   ci         cargo fmt --check, clippy -D warnings, cargo test --workspace, the contract suite, deny
   contract   the contract suite alone
-  deny       cargo deny --offline check (advisories against ../shared/rustsec)";
+  deny       cargo deny --offline check (advisories against ../shared/rustsec)
+  bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::ci(),
         Some("contract") => ci::contract(),
         Some("deny") => deny::deny(),
+        Some("bench") => bench::bench(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

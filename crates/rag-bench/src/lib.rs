@@ -1,0 +1,15 @@
+//! The benchmark harness of ragctl: deterministic synthetic inputs and the measuring helpers that
+//! `cargo xtask bench` (the `rag-bench` binary) and the criterion micro-benchmarks share.
+//!
+//! It is not a test suite: nothing here asserts a time. Figures are ratios measured in one run,
+//! medians of several runs, CPU time next to wall time, because the machines it runs on are noisy.
+//!
+//! ```
+//! let corpus = rag_bench::corpus::generate(64 * 1024);
+//! assert!(corpus.iter().map(|f| f.text.len()).sum::<usize>() >= 64 * 1024);
+//! assert_eq!(corpus, rag_bench::corpus::generate(64 * 1024)); // deterministic
+//! ```
+
+pub mod corpus;
+pub mod measure;
+pub mod packing;

@@ -1,0 +1,559 @@
+//! `rag-bench`: every figure of the performance targets in one table (run it through
+//! `cargo xtask bench`, which builds `ragctl` in release and passes `--ragctl`).
+//!
+//! ```text
+//! rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR]
+//! ```
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
+#![allow(clippy::unwrap_used)] // a benchmark binary: a failed setup step should stop it loudly
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rag_bench::corpus::{self, File};
+use rag_bench::measure::{Sample, children_cpu, median, ms, time};
+use rag_bench::packing;
+use rag_chunker::{BpeOpenAiCounter, DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+use rag_core::{CorpusId, DocumentId, PackOrder, RequestContext, SelectionStrategy, SourceBytes, TokenCounter};
+use rag_packer::{ContextPacker, PackerConfig, SelectionItem, jaccard_dedup, optimal_select};
+
+struct Args {
+    corpus: Option<PathBuf>,
+    quick: bool,
+    runs: usize,
+    ragctl: Option<PathBuf>,
+    work: PathBuf,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        corpus: None,
+        quick: false,
+        runs: 0,
+        ragctl: None,
+        work: PathBuf::from("target/bench"),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--corpus" => args.corpus = Some(value("--corpus")?.into()),
+            "--quick" => args.quick = true,
+            "--runs" => args.runs = value("--runs")?.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--ragctl" => args.ragctl = Some(value("--ragctl")?.into()),
+            "--work" => args.work = value("--work")?.into(),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if args.runs == 0 {
+        args.runs = if args.quick { 3 } else { 7 };
+    }
+    Ok(args)
+}
+
+/// One line of the table.
+struct Row {
+    figure: String,
+    measured: String,
+    target: String,
+    met: Option<bool>,
+}
+
+#[derive(Default)]
+struct Table {
+    rows: Vec<Row>,
+    notes: Vec<String>,
+}
+
+impl Table {
+    fn row(
+        &mut self,
+        figure: impl Into<String>,
+        measured: impl Into<String>,
+        target: impl Into<String>,
+        met: Option<bool>,
+    ) {
+        let row = Row {
+            figure: figure.into(),
+            measured: measured.into(),
+            target: target.into(),
+            met,
+        };
+        eprintln!("  {} = {}", row.figure, row.measured);
+        self.rows.push(row);
+    }
+
+    fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    fn render(&self) -> String {
+        let w0 = self.rows.iter().map(|r| r.figure.chars().count()).max().unwrap_or(0);
+        let w1 = self.rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(0);
+        let w2 = self.rows.iter().map(|r| r.target.chars().count()).max().unwrap_or(0);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "| {:w0$} | {:w1$} | {:w2$} | status |",
+            "figure", "measured", "target"
+        );
+        let _ = writeln!(
+            out,
+            "|{}|{}|{}|--------|",
+            "-".repeat(w0 + 2),
+            "-".repeat(w1 + 2),
+            "-".repeat(w2 + 2)
+        );
+        for r in &self.rows {
+            let status = match r.met {
+                Some(true) => "met",
+                Some(false) => "MISSED",
+                None => "info",
+            };
+            let _ = writeln!(
+                out,
+                "| {:w0$} | {:w1$} | {:w2$} | {status:6} |",
+                r.figure, r.measured, r.target
+            );
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "\n- {note}");
+        }
+        out
+    }
+}
+
+/// A counter that forwards to another and adds up the bytes it was handed.
+struct Metered<C> {
+    inner: C,
+    bytes: AtomicUsize,
+}
+
+impl<C: TokenCounter> TokenCounter for Metered<C> {
+    fn count(&self, text: &str) -> usize {
+        self.bytes.fetch_add(text.len(), Ordering::Relaxed);
+        self.inner.count(text)
+    }
+
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn splits_at_line_starts(&self) -> bool {
+        self.inner.splits_at_line_starts()
+    }
+}
+
+fn chunk_all(files: &[File], chunker: &HeadingAwareChunker) -> Vec<rag_core::Chunk> {
+    let ctx = RequestContext::local("bench");
+    let corpus = CorpusId::from("bench");
+    let mut all = Vec::new();
+    for file in files {
+        let id = DocumentId::from(file.name.as_str());
+        let source = SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: &file.name,
+            bytes: file.text.as_bytes(),
+        };
+        let parsed = parse_document(&ctx, DocumentType::Markdown, source).unwrap();
+        all.extend(chunker.chunk_document(&ctx, &parsed).unwrap());
+    }
+    all
+}
+
+fn chunking(table: &mut Table, files: &[File], runs: usize) {
+    eprintln!("chunking: {runs} runs");
+    let tiktoken = TiktokenCounter::cl100k();
+    let bpe = BpeOpenAiCounter::cl100k();
+    // Build both tables before any clock starts.
+    let _ = (tiktoken.count("warm up"), bpe.count("warm up"));
+    let chunker = HeadingAwareChunker::new(512, 64, Arc::new(tiktoken)).unwrap();
+    let bpe_chunker = HeadingAwareChunker::new(512, 64, Arc::new(bpe)).unwrap();
+    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
+
+    // Exactness and the bytes handed to the tokenizer, outside any clock.
+    let metered = Arc::new(Metered {
+        inner: tiktoken,
+        bytes: AtomicUsize::new(0),
+    });
+    let chunks = chunk_all(files, &HeadingAwareChunker::new(512, 64, metered.clone()).unwrap());
+    let counted = metered.bytes.load(Ordering::Relaxed);
+    let exact = chunks
+        .iter()
+        .all(|c| c.token_count == Some(tiktoken.count(c.content().unwrap_or_default())) && c.token_count <= Some(512));
+    let bpe_chunks = chunk_all(files, &bpe_chunker);
+    let same = bpe_chunks.len() == chunks.len()
+        && bpe_chunks
+            .iter()
+            .zip(&chunks)
+            .all(|(a, b)| a.span == b.span && a.token_count == b.token_count);
+
+    let (mut base, mut bpe_base, mut tk, mut bp) = (vec![], vec![], vec![], vec![]);
+    let (mut r_tk, mut r_bp, mut r_bp_own) = (vec![], vec![], vec![]);
+    for _ in 0..runs {
+        let (_, b) = time(|| files.iter().map(|f| tiktoken.encode(&f.text).len()).sum::<usize>());
+        let (_, bb) = time(|| files.iter().map(|f| bpe.count(f.text.as_str())).sum::<usize>());
+        let (_, t) = time(|| chunk_all(files, &chunker).len());
+        let (_, p) = time(|| chunk_all(files, &bpe_chunker).len());
+        r_tk.push(t.cpu.as_secs_f64() / b.cpu.as_secs_f64());
+        r_bp.push(p.cpu.as_secs_f64() / b.cpu.as_secs_f64());
+        r_bp_own.push(p.cpu.as_secs_f64() / bb.cpu.as_secs_f64());
+        base.push(b);
+        bpe_base.push(bb);
+        tk.push(t);
+        bp.push(p);
+    }
+    let mbps = |s: &[Sample]| bytes as f64 / 1e6 / median(&s.iter().map(|x| x.cpu.as_secs_f64()).collect::<Vec<_>>());
+    let ratio_tk = median(&r_tk);
+    table.row(
+        "chunk CPU / tiktoken encode_ordinary CPU (cl100k 512/64, 1 thread)",
+        format!("{ratio_tk:.2}x"),
+        "<= 2.0x (floor ~1.0x)",
+        Some(ratio_tk <= 2.0),
+    );
+    table.row(
+        "chunk CPU with bpe-openai / tiktoken encode_ordinary CPU",
+        format!("{:.2}x", median(&r_bp)),
+        "<= 2.0x",
+        Some(median(&r_bp) <= 2.0),
+    );
+    table.row(
+        "chunk CPU with bpe-openai / bpe-openai count CPU",
+        format!("{:.2}x", median(&r_bp_own)),
+        "(info)",
+        None,
+    );
+    table.row(
+        "bytes handed to the tokenizer / corpus bytes (tiktoken chunker)",
+        format!("{:.3}", counted as f64 / bytes as f64),
+        "(info; 1.0 = each byte once)",
+        None,
+    );
+    table.row(
+        "every chunk: token_count exact, <= 512; bpe-openai chunks identical",
+        format!(
+            "{} / {}",
+            if exact { "yes" } else { "NO" },
+            if same { "yes" } else { "NO" }
+        ),
+        "yes / yes",
+        Some(exact && same),
+    );
+    table.note(format!(
+        "corpus: {} files, {:.2} MB, {} chunks; CPU throughput (median): tiktoken pass {:.1} MB/s, bpe-openai pass \
+         {:.1} MB/s, chunking {:.1} MB/s (tiktoken), {:.1} MB/s (bpe-openai)",
+        files.len(),
+        bytes as f64 / 1e6,
+        chunks.len(),
+        mbps(&base),
+        mbps(&bpe_base),
+        mbps(&tk),
+        mbps(&bp)
+    ));
+}
+
+/// Runs `cmd` to completion with stdout to /dev/null; wall time and children's CPU time.
+fn run_child(mut cmd: Command) -> Sample {
+    let cpu0 = children_cpu();
+    let start = Instant::now();
+    let status = cmd.stdout(Stdio::null()).status().unwrap();
+    let wall = start.elapsed();
+    assert!(status.success(), "{cmd:?} failed: {status}");
+    Sample {
+        wall,
+        cpu: children_cpu().saturating_sub(cpu0),
+    }
+}
+
+fn ragctl_figures(table: &mut Table, ragctl: &Path, corpus_dir: &Path, work: &Path, runs: usize, quick: bool) {
+    eprintln!("ragctl: {runs} runs");
+    // Parallel chunking: the same command on one thread and on two.
+    let chunk = |threads: &str| {
+        let mut cmd = Command::new(ragctl);
+        cmd.env("RAYON_NUM_THREADS", threads)
+            .args(["chunk", "--format", "jsonl"])
+            .arg(corpus_dir);
+        run_child(cmd)
+    };
+    let _ = chunk("2");
+    let (mut one, mut two, mut ratios) = (vec![], vec![], vec![]);
+    for _ in 0..runs {
+        let a = chunk("1");
+        let b = chunk("2");
+        ratios.push(b.wall.as_secs_f64() / a.wall.as_secs_f64());
+        one.push(a);
+        two.push(b);
+    }
+    let med = |s: &[Sample], f: fn(&Sample) -> Duration| median(&s.iter().map(|x| ms(f(x))).collect::<Vec<_>>());
+    let r = median(&ratios);
+    table.row(
+        "ragctl chunk DIR --format jsonl: wall on 2 threads / on 1",
+        format!(
+            "{r:.2}x ({:.0} ms / {:.0} ms; CPU {:.0} / {:.0} ms)",
+            med(&two, |s| s.wall),
+            med(&one, |s| s.wall),
+            med(&two, |s| s.cpu),
+            med(&one, |s| s.cpu)
+        ),
+        "<= 0.6x",
+        Some(r <= 0.6),
+    );
+
+    // Cold start: 5 chunks with token counts (no tokenizer needed) against 5 without.
+    let five = packing::chunks(5);
+    let with_counts = work.join("five.jsonl");
+    let without_counts = work.join("five-uncounted.jsonl");
+    write_jsonl(&with_counts, &five);
+    let uncounted: Vec<rag_core::Chunk> = five
+        .iter()
+        .cloned()
+        .map(|mut c| {
+            c.token_count = None;
+            c
+        })
+        .collect();
+    write_jsonl(&without_counts, &uncounted);
+    let pack = |input: &Path| {
+        let mut cmd = Command::new(ragctl);
+        cmd.args(["pack", "refund window", "--tenant", "bench", "--input"])
+            .arg(input);
+        run_child(cmd)
+    };
+    let (mut given, mut counted) = (vec![], vec![]);
+    for _ in 0..runs.max(5) * 2 {
+        given.push(ms(pack(&with_counts).wall));
+        counted.push(ms(pack(&without_counts).wall));
+    }
+    let (g, c) = (median(&given), median(&counted));
+    // Building cl100k takes ~60 ms here; a start-up that much faster never built it.
+    let not_loaded = c - g > 25.0;
+    table.row(
+        "ragctl pack on 5 chunks with token counts: cold-start wall",
+        format!("{g:.1} ms (without counts: {c:.1} ms)"),
+        "tokenizer not loaded",
+        Some(not_loaded),
+    );
+
+    // End to end: 100,000 JSONL chunks.
+    let n = 100_000;
+    let big = work.join("pack-100k.jsonl");
+    if !big.exists() {
+        write_jsonl(&big, &packing::chunks(n));
+    }
+    let mut walls = vec![];
+    for _ in 0..if quick { 1 } else { 3 } {
+        let mut cmd = Command::new(ragctl);
+        cmd.args([
+            "pack",
+            "refund window",
+            "--tenant",
+            "bench",
+            "--strategy",
+            "knapsack",
+            "--jaccard-threshold",
+            "0.8",
+            "--budget",
+            "8000",
+            "--input",
+        ])
+        .arg(&big);
+        walls.push(run_child(cmd).wall.as_secs_f64());
+    }
+    let w = median(&walls);
+    table.row(
+        "ragctl pack --input 100k JSONL chunks (knapsack, jaccard 0.8): wall",
+        format!("{:.0} ms", w * 1e3),
+        "< 2000 ms",
+        Some(w < 2.0),
+    );
+}
+
+fn write_jsonl(path: &Path, chunks: &[rag_core::Chunk]) {
+    let mut out = String::new();
+    for c in chunks {
+        out.push_str(&serde_json::to_string(c).unwrap());
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+fn packing_figures(table: &mut Table, runs: usize, quick: bool) {
+    let config = PackerConfig {
+        order: PackOrder::default(),
+        strategy: SelectionStrategy::Knapsack,
+        jaccard_threshold: Some(0.8),
+        ..PackerConfig::default()
+    };
+    let packer = ContextPacker::new(config).unwrap();
+    let ctx = RequestContext::local("bench");
+    let mut sizes = vec![1_000usize, 10_000, 100_000];
+    let available_gb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(0.0, |kb| kb / 1e6);
+    if !quick && available_gb >= 10.0 {
+        sizes.push(1_000_000);
+    } else {
+        table.note(format!(
+            "packing at 1M candidates skipped ({}; {available_gb:.1} GB available)",
+            if quick { "--quick" } else { "needs 10 GB" }
+        ));
+    }
+    let mut medians: Vec<(usize, f64)> = Vec::new();
+    for &n in &sizes {
+        eprintln!("packing {n}");
+        let chunks = packing::chunks(n);
+        let reps = match n {
+            0..=10_000 => runs * 3,
+            10_001..=100_000 => runs,
+            _ => 2,
+        };
+        let (mut walls, mut cpus) = (vec![], vec![]);
+        for _ in 0..reps {
+            let input = chunks.clone();
+            let (packed, s) = time(|| packer.pack_blocking(&ctx, input, 8000).unwrap());
+            drop(packed);
+            walls.push(ms(s.wall));
+            cpus.push(ms(s.cpu));
+        }
+        let (w, c) = (median(&walls), median(&cpus));
+        medians.push((n, w));
+        let (target, met) = match n {
+            10_000 => ("<= 25 ms", Some(w <= 25.0)),
+            100_000 => ("<= 400 ms", Some(w <= 400.0)),
+            _ => ("(curve)", None),
+        };
+        table.row(
+            format!("ContextPacker knapsack + jaccard 0.8, {n} candidates: wall"),
+            format!("{w:.1} ms (CPU {c:.1} ms)"),
+            target,
+            met,
+        );
+
+        // Exactness against the definition, on the same texts (priority order = input order).
+        let check = match n {
+            0..=2_000 => Some(true),
+            2_001..=100_000 if !quick || n <= 10_000 => Some(false),
+            _ => None,
+        };
+        if let Some(all_pairs) = check {
+            let texts: Vec<&str> = chunks.iter().filter_map(rag_core::Chunk::content).collect();
+            let options: Vec<Option<&str>> = texts.iter().map(|t| Some(*t)).collect();
+            let got = jaccard_dedup(&options, 0, 0.8, 5).unwrap();
+            let want = packing::reference_dedup(&texts, 0.8, 5, all_pairs);
+            let near = want
+                .iter()
+                .filter(|v| matches!(v, rag_packer::DedupVerdict::NearDuplicate { .. }))
+                .count();
+            table.row(
+                format!("near-dedup at {n} equals the exact definition"),
+                format!(
+                    "{} ({near} near duplicates; {})",
+                    if got == want { "yes" } else { "NO" },
+                    if all_pairs {
+                        "all pairs"
+                    } else {
+                        "exact inverted index, no prefix filter"
+                    }
+                ),
+                "yes",
+                Some(got == want),
+            );
+        } else {
+            table.note(format!(
+                "near-dedup exactness not checked at {n} candidates (time and memory)"
+            ));
+        }
+    }
+    let at = |n: usize| medians.iter().find(|m| m.0 == n).map(|m| m.1);
+    if let (Some(a), Some(b)) = (at(10_000), at(100_000)) {
+        // Ten times the candidates is log2(10) doublings.
+        let per_doubling = (b / a).powf(1.0 / 10f64.log2());
+        table.row(
+            "packing: time ratio per doubling of candidates (10k -> 100k)",
+            format!("{per_doubling:.2}x"),
+            "<= 2.3x",
+            Some(per_doubling <= 2.3),
+        );
+    }
+    if let (Some(a), Some(b)) = (at(100_000), at(1_000_000)) {
+        let per_doubling = (b / a).powf(1.0 / 10f64.log2());
+        table.row(
+            "packing: time ratio per doubling of candidates (100k -> 1M)",
+            format!("{per_doubling:.2}x"),
+            "<= 2.3x",
+            Some(per_doubling <= 2.3),
+        );
+    }
+
+    // `optimal` on 200 candidates and an 8,000-token room.
+    let mut rng = rag_bench::corpus::Rng::new(200);
+    let items: Vec<SelectionItem> = (0..200)
+        .map(|i| SelectionItem {
+            tokens: rng.range(50, 401),
+            score: rng.range(1, 1000) as f64 / 1000.0,
+            document: i % 20,
+        })
+        .collect();
+    let mut walls = vec![];
+    for _ in 0..runs * 5 {
+        let (_, s) = time(|| optimal_select(&items, 8000, None).unwrap());
+        walls.push(ms(s.wall));
+    }
+    let w = median(&walls);
+    table.row(
+        "optimal_select, 200 candidates, room 8000: wall",
+        format!("{w:.2} ms"),
+        "<= 10 ms",
+        Some(w <= 10.0),
+    );
+}
+
+fn main() -> std::process::ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(err) => {
+            eprintln!(
+                "error: {err}\nusage: rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR]"
+            );
+            return std::process::ExitCode::from(2);
+        }
+    };
+    std::fs::create_dir_all(&args.work).unwrap();
+    let (files, corpus_dir) = match &args.corpus {
+        Some(dir) => (corpus::load(dir).unwrap(), dir.clone()),
+        None => {
+            let bytes = if args.quick { 1 << 20 } else { 4 << 20 };
+            let files = corpus::generate(bytes);
+            let dir = args.work.join(format!("corpus-{bytes}"));
+            (files.clone(), corpus::write(&files, &dir).unwrap())
+        }
+    };
+    if files.is_empty() {
+        eprintln!("error: no Markdown files in {}", corpus_dir.display());
+        return std::process::ExitCode::FAILURE;
+    }
+    let mut table = Table::default();
+    chunking(&mut table, &files, args.runs);
+    match &args.ragctl {
+        Some(ragctl) => ragctl_figures(&mut table, ragctl, &corpus_dir, &args.work, args.runs, args.quick),
+        None => table.note("ragctl figures skipped: no --ragctl PATH (cargo xtask bench passes it)"),
+    }
+    packing_figures(&mut table, args.runs, args.quick);
+    table.note(format!(
+        "{} runs per figure (medians); {} cores; corpus {}",
+        args.runs,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        corpus_dir.display()
+    ));
+    println!("{}", table.render());
+    std::process::ExitCode::SUCCESS
+}
