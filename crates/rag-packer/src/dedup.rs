@@ -5,19 +5,171 @@
 //! was itself dropped. The first `anchors` texts (the pinned chunks) are always kept and never
 //! compared with each other.
 //!
-//! Exact dedup compares the SHA-256 of the [normalised](normalise) text. Near dedup compares word
-//! [shingles] with the [Jaccard](jaccard) similarity. It is exact (it finds every pair at or above the
-//! threshold, as the all-pairs loop would) but does not compare all pairs: an inverted index over the
-//! rarest shingles of each kept text (prefix filtering) proposes the only texts that can reach the
-//! threshold, and each proposal is verified on the full shingle sets. Shingles are compared as
-//! 64-bit hashes (see [`shingle_hashes`] for what a collision would mean).
+//! Exact dedup compares [normalised](normalise) texts. Near dedup compares word [shingles] with the
+//! [Jaccard](jaccard) similarity. It is exact (it finds every pair at or above the threshold, as the
+//! all-pairs loop would) but does not compare all pairs: an inverted index over the rarest shingles
+//! of each kept text (prefix filtering) proposes the only texts that can reach the threshold, and
+//! each proposal is verified on the full shingle sets.
+//!
+//! # How the hot path works
+//!
+//! Each text is read once: its normalised words are produced on the fly (ASCII without copying,
+//! other text through a small buffer) and hashed to 64 bits, and those word hashes give both the
+//! text's exact-dedup key and its shingle hashes. No normalised string is built except to confirm
+//! an exact match, so a hash collision can never drop a chunk as an exact duplicate. Shingles are
+//! compared as 64-bit hashes (see [`ShingleSets`] for what a collision would mean).
+//!
+//! Texts with equal normalised text form a group whose first member (its *representative*) is the
+//! only one shingled and indexed: a later member has the same shingle set, so its verdict follows
+//! from the representative's (an exact duplicate of it if it was kept, otherwise the same near
+//! duplicate verdict; see [`jaccard_dedup`]).
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 
 use rag_core::PackerError;
 use sha2::{Digest, Sha256};
+
+/// One normalised word, as [`for_each_word`] yields it.
+#[derive(Clone, Copy)]
+enum Word<'a> {
+    /// A run of ASCII alphanumerics straight from the text, not yet lower-cased.
+    Ascii(&'a str),
+    /// A word built character by character (the text had non-ASCII characters there), already
+    /// lower-cased.
+    Lower(&'a str),
+}
+
+/// Whether `b` can be part of a word: an ASCII alphanumeric, or a byte of a non-ASCII character
+/// (which the Unicode rules then decide). Everything else is an ASCII separator.
+/// The scanner uses [`word_byte_flags`], eight bytes at a time; this is its readable definition.
+#[cfg(test)]
+fn is_word_byte(b: u8) -> bool {
+    (b | 0x20).wrapping_sub(b'a') < 26 || b.wrapping_sub(b'0') < 10 || b >= 0x80
+}
+
+/// One bit per byte of `text` (bit `i % 64` of word `i / 64`): set for a byte that can be part
+/// of a word: an ASCII alphanumeric or any byte of a non-ASCII character.
+///
+/// Eight bytes at a time (SWAR): the scanner then steps from word to word with bit operations
+/// instead of branching on every byte. A unit test checks it against the byte-by-byte rule.
+fn word_bits(text: &[u8], bits: &mut Vec<u64>) {
+    bits.clear();
+    let mut mask = 0u64;
+    let mut blocks = text.chunks_exact(8);
+    for (k, block) in (&mut blocks).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(block);
+        mask |= word_byte_flags(u64::from_le_bytes(word)) << (8 * (k % 8));
+        if k % 8 == 7 {
+            bits.push(mask);
+            mask = 0;
+        }
+    }
+    let rest = blocks.remainder();
+    let full = text.len() / 8;
+    if !rest.is_empty() {
+        // Zero padding is a separator, so it adds no flags.
+        mask |= word_byte_flags(load_tail(rest)) << (8 * (full % 8));
+    }
+    if !full.is_multiple_of(8) || !rest.is_empty() {
+        bits.push(mask);
+    }
+}
+
+/// The word-byte flags of the eight bytes of `x` (little-endian), as eight bits.
+fn word_byte_flags(x: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let ones = |b: u8| u64::from(b) * 0x0101_0101_0101_0101;
+    let high = x & HIGH;
+    let t = x & !HIGH;
+    // Each sum stays below 0x100 per byte (t <= 0x7f), so no carry crosses into the next byte;
+    // bit 7 of a byte of `t + (0x80 - lo)` is set exactly when the byte is at least `lo`.
+    let lower = t | ones(0x20);
+    let letter = (lower + ones(0x80 - b'a')) & !(lower + ones(0x7f - b'z'));
+    let digit = (t + ones(0x80 - b'0')) & !(t + ones(0x7f - b'9'));
+    let flags = (letter | digit | high) & HIGH;
+    // Gather the eight bit-7s into the top byte, then down.
+    ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// The first position at or after `from` whose bit is `want`, or `len` if there is none.
+fn next_bit(bits: &[u64], from: usize, want: bool, len: usize) -> usize {
+    let flip = if want { 0 } else { u64::MAX };
+    let mut word = from / 64;
+    let Some(&first) = bits.get(word) else { return len };
+    let mut mask = (first ^ flip) & (u64::MAX << (from % 64));
+    while mask == 0 {
+        word += 1;
+        match bits.get(word) {
+            Some(&next) => mask = next ^ flip,
+            None => return len,
+        }
+    }
+    (word * 64 + mask.trailing_zeros() as usize).min(len)
+}
+
+/// Calls `emit` with each word of the [normalised](normalise) form of `text`, in order.
+///
+/// This is the one definition of the words: [`normalise`] joins what it yields, and the dedup
+/// hashes it. The text is cut into *segments* at ASCII separators (no UTF-8 multi-byte sequence
+/// contains an ASCII byte, so these are character boundaries), found with [`word_bits`]. A segment of ASCII alphanumerics is
+/// one word as it stands; a segment with other characters follows the Unicode rule character by
+/// character: each character is lower-cased first, and each character of the lower-case form
+/// continues the word if it is alphanumeric and ends it otherwise. Lower-casing before
+/// classifying keeps `normalise` idempotent.
+fn for_each_word<'t>(text: &'t str, scratch: &mut String, bits: &mut Vec<u64>, mut emit: impl FnMut(Word<'_>)) {
+    let bytes = text.as_bytes();
+    word_bits(bytes, bits);
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = next_bit(bits, i, true, bytes.len());
+        if start == bytes.len() {
+            break;
+        }
+        i = next_bit(bits, start, false, bytes.len());
+        let segment: &'t str = &text[start..i];
+        if segment.is_ascii() {
+            emit(Word::Ascii(segment));
+            continue;
+        }
+        scratch.clear();
+        for c in segment.chars() {
+            if c.is_ascii() {
+                // Only alphanumerics reach here (separators end segments): skip the Unicode tables.
+                scratch.push(c.to_ascii_lowercase());
+                continue;
+            }
+            if let Some(lower) = latin1_lower(c) {
+                scratch.push(lower);
+                continue;
+            }
+            for lower in c.to_lowercase() {
+                if lower.is_alphanumeric() {
+                    scratch.push(lower);
+                } else if !scratch.is_empty() {
+                    emit(Word::Lower(scratch));
+                    scratch.clear();
+                }
+            }
+        }
+        if !scratch.is_empty() {
+            emit(Word::Lower(scratch));
+        }
+    }
+}
+
+/// The lower-case form of a Latin-1 letter (`À`..`ÿ` except `×` and `÷`), which is a single
+/// alphanumeric character: a shortcut past the Unicode tables for the most common non-ASCII
+/// letters. `None` for any other character.
+fn latin1_lower(c: char) -> Option<char> {
+    match c {
+        '\u{df}'..='\u{ff}' if c != '\u{f7}' => Some(c),
+        '\u{c0}'..='\u{de}' if c != '\u{d7}' => char::from_u32(u32::from(c) + 0x20),
+        _ => None,
+    }
+}
 
 /// The normalised form of `text`: lower-cased, each run of Unicode alphanumeric characters a word,
 /// the words joined by one space. Punctuation, symbols and whitespace only separate words.
@@ -30,47 +182,22 @@ use sha2::{Digest, Sha256};
 /// assert_eq!(normalise("-- *** --"), "");
 /// ```
 pub fn normalise(text: &str) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(text.len());
-    // Whether a word boundary was seen since the last pushed character; emitted lazily so the
-    // result has neither leading nor trailing spaces nor runs of them.
-    let mut pending_space = false;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            // The common case, byte by byte: most retrieved text is mostly ASCII.
-            if b.is_ascii_alphanumeric() {
-                if pending_space && !out.is_empty() {
-                    out.push(b' ');
-                }
-                pending_space = false;
-                out.push(b.to_ascii_lowercase());
-            } else {
-                pending_space = true;
-            }
-            i += 1;
-            continue;
+    let mut out = String::with_capacity(text.len());
+    let (mut scratch, mut bits) = (String::new(), Vec::new());
+    for_each_word(text, &mut scratch, &mut bits, |word| {
+        if !out.is_empty() {
+            out.push(' ');
         }
-        let Some(c) = text[i..].chars().next() else { break };
-        i += c.len_utf8();
-        // Lower-casing first, then classifying, keeps `normalise` idempotent: a lower-case
-        // expansion that contains a combining mark splits the word the same way every time.
-        for lower in c.to_lowercase() {
-            if lower.is_alphanumeric() {
-                if pending_space && !out.is_empty() {
-                    out.push(b' ');
-                }
-                pending_space = false;
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
-            } else {
-                pending_space = true;
+        match word {
+            Word::Ascii(w) => {
+                let start = out.len();
+                out.push_str(w);
+                out[start..].make_ascii_lowercase();
             }
+            Word::Lower(w) => out.push_str(w),
         }
-    }
-    // Only whole characters were copied, so the bytes are valid UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+    });
+    out
 }
 
 /// The words of the [normalised](normalise) text.
@@ -81,17 +208,23 @@ pub fn normalise(text: &str) -> String {
 /// assert_eq!(normalised_words("Hello, World!"), ["hello", "world"]);
 /// ```
 pub fn normalised_words(text: &str) -> Vec<String> {
-    normalise(text)
-        .split(' ')
-        .filter(|w| !w.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let mut words = Vec::new();
+    let (mut scratch, mut bits) = (String::new(), Vec::new());
+    for_each_word(text, &mut scratch, &mut bits, |word| {
+        words.push(match word {
+            Word::Ascii(w) => w.to_ascii_lowercase(),
+            Word::Lower(w) => w.to_owned(),
+        });
+    });
+    words
 }
 
 /// The word `size`-shingles of `words`: every run of `size` consecutive words, joined by one space.
 ///
 /// A text of fewer than `size` words (but at least one) is a single shingle of all its words, so
 /// short texts still compare; no words give the empty set. A `size` of 0 is treated as 1.
+///
+/// This is the readable definition; the dedup computes the same sets as 64-bit hashes.
 ///
 /// ```
 /// use rag_packer::shingles;
@@ -135,7 +268,15 @@ fn similarity_from_counts(overlap: usize, len_a: usize, len_b: usize) -> f64 {
     if union == 0 { 0.0 } else { overlap as f64 / union as f64 }
 }
 
-/// The SHA-256 of the [normalised](normalise) text: the key of exact dedup.
+/// The SHA-256 of the [normalised](normalise) text: a stable fingerprint of what exact dedup
+/// compares (two texts are exact duplicates exactly when their normalised texts are equal).
+///
+/// ```
+/// use rag_packer::content_hash;
+///
+/// assert_eq!(content_hash("Refunds: 30 days."), content_hash("refunds 30 DAYS"));
+/// assert_ne!(content_hash("Refunds: 30 days."), content_hash("Refunds: 14 days."));
+/// ```
 pub fn content_hash(text: &str) -> [u8; 32] {
     Sha256::digest(normalise(text).as_bytes()).into()
 }
@@ -162,7 +303,9 @@ pub enum DedupVerdict {
 /// Exact dedup: drops each text whose normalised form equals that of a text kept before it.
 ///
 /// `texts` are in priority order; the first `anchors` (pinned chunks) are always kept. A `None` text
-/// (a chunk known only by its `content_ref`) cannot be compared and is always kept.
+/// (a chunk known only by its `content_ref`) cannot be compared and is always kept. Texts are
+/// grouped by a 64-bit hash of their normalised words and a match is confirmed by comparing the
+/// normalised texts, so the result is exact. `O(total text length)`.
 ///
 /// ```
 /// use rag_packer::{DedupVerdict, hash_dedup};
@@ -174,20 +317,11 @@ pub enum DedupVerdict {
 /// );
 /// ```
 pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
-    let mut kept: HashMap<[u8; 32], usize> = HashMap::with_capacity(texts.len());
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let Some(text) = text else { return DedupVerdict::Kept };
-            match kept.entry(content_hash(text)) {
-                Entry::Occupied(first) if i >= anchors => DedupVerdict::ExactDuplicate { of: *first.get() },
-                Entry::Occupied(_) => DedupVerdict::Kept,
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                    DedupVerdict::Kept
-                }
-            }
+    let representative = group_equal_texts(texts, None);
+    (0..texts.len())
+        .map(|i| match representative[i] {
+            Some(first) if first != i && i >= anchors => DedupVerdict::ExactDuplicate { of: first },
+            _ => DedupVerdict::Kept,
         })
         .collect()
 }
@@ -195,9 +329,15 @@ pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
 /// Exact and near dedup in one pass: each text is first checked for an exact duplicate, then for a
 /// kept text whose word `shingle_size`-shingles reach Jaccard `threshold` with its own.
 ///
-/// The result equals the all-pairs definition: text `i` (not an anchor) is a near duplicate of the
-/// first kept `j < i` with `jaccard(shingles(i), shingles(j)) >= threshold`. Errors if `threshold`
-/// is not in `(0, 1]` or `shingle_size` is 0.
+/// The result equals the all-pairs definition: text `i` (not an anchor) is an exact duplicate of the
+/// first kept `j < i` with the same normalised text, else a near duplicate of the first kept
+/// `j < i` with `jaccard(shingles(i), shingles(j)) >= threshold`. Errors if `threshold` is not in
+/// `(0, 1]` or `shingle_size` is 0.
+///
+/// Only the first text of each group of equal normalised texts is looked up: a later one has the
+/// same shingles, and the texts kept before it are those kept before the first plus later ones
+/// that all rank after the first's match, so it is an exact duplicate of the first if that was
+/// kept, and otherwise a near duplicate of the same text at the same similarity.
 ///
 /// ```
 /// use rag_packer::{DedupVerdict, jaccard_dedup};
@@ -217,36 +357,34 @@ pub fn jaccard_dedup(
     shingle_size: usize,
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
-    let normalised: Vec<Option<String>> = texts.iter().map(|t| t.map(normalise)).collect();
-    let sets = ShingleSets::build(&normalised, shingle_size, threshold);
-    let expected_postings = sets.prefixes.iter().map(Vec::len).sum();
-    let mut index = PrefixIndex::new(threshold, texts.len(), expected_postings);
-    let mut exact: HashMap<[u8; 32], usize> = HashMap::with_capacity(texts.len());
-    let mut verdicts = Vec::with_capacity(texts.len());
-    for (i, text) in normalised.iter().enumerate() {
-        let Some(text) = text else {
-            verdicts.push(DedupVerdict::Kept);
-            continue;
+    let total_bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+    let mut sets = ShingleSets::with_capacity(shingle_size, texts.len(), total_bytes);
+    let representative = group_equal_texts(texts, Some(&mut sets));
+    let mut index = PrefixIndex::new(threshold, &sets, texts.len());
+    let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(texts.len());
+    for (i, &first) in representative.iter().enumerate() {
+        let verdict = match first {
+            None => DedupVerdict::Kept,
+            // A later member of a group: an anchor is kept (and needs no indexing, its set is the
+            // representative's); any other follows the representative, as documented above.
+            Some(first) if first != i => match verdicts[first] {
+                _ if i < anchors => DedupVerdict::Kept,
+                DedupVerdict::Kept => DedupVerdict::ExactDuplicate { of: first },
+                near => near,
+            },
+            Some(_) => {
+                index.load_prefix(i);
+                let found = if i < anchors { None } else { index.first_match(i) };
+                match found {
+                    Some((of, similarity)) => DedupVerdict::NearDuplicate { of, similarity },
+                    None => {
+                        index.insert_prefix(i);
+                        DedupVerdict::Kept
+                    }
+                }
+            }
         };
-        let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
-        let (set, prefix) = (&sets.sets[i], &sets.prefixes[i]);
-        if i < anchors {
-            exact.entry(hash).or_insert(i);
-            index.insert(i, prefix);
-            verdicts.push(DedupVerdict::Kept);
-            continue;
-        }
-        if let Some(&of) = exact.get(&hash) {
-            verdicts.push(DedupVerdict::ExactDuplicate { of });
-            continue;
-        }
-        if let Some((of, similarity)) = index.first_match(set, prefix, &sets.sets) {
-            verdicts.push(DedupVerdict::NearDuplicate { of, similarity });
-            continue;
-        }
-        exact.insert(hash, i);
-        index.insert(i, prefix);
-        verdicts.push(DedupVerdict::Kept);
+        verdicts.push(verdict);
     }
     Ok(verdicts)
 }
@@ -266,54 +404,203 @@ pub(crate) fn check_near_config(threshold: f64, shingle_size: usize) -> Result<(
     Ok(())
 }
 
-/// Every text's shingle set as 64-bit shingle hashes, sorted by hash, plus its prefix: the tokens
-/// that come first in the global order prefix filtering needs.
+/// Reads every text once and groups equal normalised texts: returns, per text, the first text with
+/// the same normalised text (itself if none came before), or `None` for a `None` text. With
+/// `sets`, each group's first text is shingled into it (the others get an empty set).
+fn group_equal_texts(texts: &[Option<&str>], mut sets: Option<&mut ShingleSets>) -> Vec<Option<usize>> {
+    let mut groups: HashMap<u64, usize, BuildHasherDefault<PremixedHasher>> =
+        HashMap::with_capacity_and_hasher(texts.len(), BuildHasherDefault::default());
+    // Representatives that share a key, chained: almost always a chain of one.
+    let mut same_key: Vec<usize> = vec![usize::MAX; texts.len()];
+    let mut representative = Vec::with_capacity(texts.len());
+    let mut words: Vec<u64> = Vec::new();
+    let (mut scratch, mut bits) = (String::new(), Vec::new());
+    for (i, text) in texts.iter().enumerate() {
+        let Some(text) = text else {
+            representative.push(None);
+            if let Some(sets) = sets.as_deref_mut() {
+                sets.push_empty();
+            }
+            continue;
+        };
+        words.clear();
+        for_each_word(text, &mut scratch, &mut bits, |word| words.push(hash_word(word)));
+        let key = sequence_key(&words);
+        let mut first = i;
+        match groups.get(&key) {
+            None => {
+                groups.insert(key, i);
+            }
+            Some(&head) => {
+                // Confirm on the texts themselves: equal keys are not proof of equal texts.
+                let normalised = normalise(text);
+                let mut at = head;
+                while at != usize::MAX {
+                    if texts[at].is_some_and(|other| normalise(other) == normalised) {
+                        first = at;
+                        break;
+                    }
+                    at = same_key[at];
+                }
+                if first == i {
+                    same_key[i] = head;
+                    groups.insert(key, i);
+                }
+            }
+        }
+        representative.push(Some(first));
+        if let Some(sets) = sets.as_deref_mut() {
+            if first == i {
+                sets.push(&words);
+            } else {
+                sets.push_empty();
+            }
+        }
+    }
+    representative
+}
+
+/// A 64-bit key of a word-hash sequence (length included), for grouping equal texts.
+fn sequence_key(words: &[u64]) -> u64 {
+    let h = words.iter().fold(words.len() as u64 ^ 0x243f_6a88_85a3_08d3, |h, &w| {
+        (h.rotate_left(23) ^ w).wrapping_mul(MUL)
+    });
+    finish(h)
+}
+
+/// The shingle sets of every text, as 64-bit shingle hashes, in one flat arena.
+///
+/// Shingles are compared by these hashes, not by their text. Two different shingles collide with
+/// probability 2^-64 per pair, so among a million distinct shingles the chance that any collision
+/// exists at all is about 3 in 100 million; a collision could shift one similarity by one shingle.
+///
+/// Also counts, in a small sketch, how often each shingle occurs across all sets: prefix filtering
+/// needs one global order of shingles, and rarest first keeps the indexed prefixes, and so the
+/// posting lists probed, short. Exact frequencies would need a table of every distinct shingle;
+/// the estimate is enough because *any* order is correct as long as it is the same for every text,
+/// and (estimated count, hash) is.
 struct ShingleSets {
-    sets: Vec<Vec<u64>>,
-    prefixes: Vec<Vec<u64>>,
+    size: usize,
+    tokens: Vec<u64>,
+    ranges: Vec<Range<usize>>,
+    /// Saturating occurrence counts per bucket of shingle hashes.
+    counts: Vec<u16>,
+    mask: u64,
+    /// Removes repeated shingles within one text.
+    seen: TokenSet,
 }
 
 impl ShingleSets {
-    fn build(texts: &[Option<String>], size: usize, threshold: f64) -> Self {
-        let sets: Vec<Vec<u64>> = texts
-            .iter()
-            .map(|text| {
-                let mut set = text.as_deref().map(|t| shingle_hashes(t, size)).unwrap_or_default();
-                set.sort_unstable();
-                set.dedup();
-                set
-            })
-            .collect();
-        // Prefix filtering needs one global order of tokens; rarest first keeps the indexed
-        // prefixes, and so the posting lists probed, short. Exact frequencies would need a table of
-        // every distinct shingle, which dominates the run time, so a small counting sketch
-        // estimates them instead: any order is correct as long as it is the same for every text,
-        // and (estimated count, hash) is.
-        let total: usize = sets.iter().map(Vec::len).sum();
-        let buckets = (total / 8).next_power_of_two().clamp(1 << 10, 1 << 20);
-        let mask = (buckets - 1) as u64;
-        let mut counts = vec![0u32; buckets];
-        for hash in sets.iter().flatten() {
-            let bucket = &mut counts[(hash & mask) as usize];
-            *bucket = bucket.saturating_add(1);
+    fn with_capacity(size: usize, texts: usize, total_bytes: usize) -> Self {
+        // About one shingle per word and a word per six bytes. The sketch stays within 512 KiB so
+        // that it lives in the L2 cache: a larger one made every count and every lookup a cache
+        // miss, which cost more than the whole index. With 16-bit counters, a shingle that occurs
+        // much more often than the sketch's background noise still sorts last, which is what keeps
+        // posting lists short.
+        let expected = total_bytes / 6;
+        let buckets = (expected / 4).next_power_of_two().clamp(1 << 10, 1 << 18);
+        Self {
+            size,
+            tokens: Vec::with_capacity(expected),
+            ranges: Vec::with_capacity(texts),
+            counts: vec![0; buckets],
+            mask: (buckets - 1) as u64,
+            seen: TokenSet::default(),
         }
-        let prefix_len = |len: usize| prefix_len(threshold, len);
-        let prefixes = sets
-            .iter()
-            .map(|set| {
-                let p = prefix_len(set.len());
-                let mut keyed: Vec<u128> = set
-                    .iter()
-                    .map(|&h| (u128::from(counts[(h & mask) as usize]) << 64) | u128::from(h))
-                    .collect();
-                if p < keyed.len() {
-                    keyed.select_nth_unstable(p);
-                    keyed.truncate(p);
+    }
+
+    fn push_empty(&mut self) {
+        let end = self.tokens.len();
+        self.ranges.push(end..end);
+    }
+
+    /// Adds the shingle set of a text given as its word hashes.
+    fn push(&mut self, words: &[u64]) {
+        let start = self.tokens.len();
+        if !words.is_empty() {
+            let window = self.size.min(words.len());
+            self.seen.clear(words.len() - window + 1);
+            for w in words.windows(window) {
+                let shingle = finish(
+                    w.iter()
+                        .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
+                );
+                if self.seen.insert(shingle) {
+                    self.tokens.push(shingle);
                 }
-                keyed.into_iter().map(|k| k as u64).collect()
-            })
-            .collect();
-        Self { sets, prefixes }
+            }
+            // Counted in a loop of its own: the sketch is larger than the L2 cache, and a
+            // branch-free loop of independent increments lets the misses overlap.
+            let (counts, mask) = (&mut self.counts, self.mask);
+            for &shingle in &self.tokens[start..] {
+                let bucket = &mut counts[(shingle & mask) as usize];
+                *bucket = bucket.saturating_add(1);
+            }
+        }
+        self.ranges.push(start..self.tokens.len());
+    }
+
+    fn set(&self, text: usize) -> &[u64] {
+        &self.tokens[self.ranges[text].clone()]
+    }
+
+    /// The position of `token` in the global order, as a sortable key: rarer first, then by hash.
+    fn order_key(&self, token: u64) -> u128 {
+        (u128::from(self.counts[(token & self.mask) as usize]) << 64) | u128::from(token)
+    }
+}
+
+/// A reusable open-addressing set of 64-bit hashes (already well mixed), cleared in O(1).
+#[derive(Default)]
+struct TokenSet {
+    slots: Vec<u64>,
+    /// A slot is occupied when its stamp equals `generation`.
+    stamps: Vec<u32>,
+    generation: u32,
+}
+
+impl TokenSet {
+    /// Empties the set and makes room for `capacity` tokens at a load of at most one half.
+    fn clear(&mut self, capacity: usize) {
+        let wanted = (capacity * 2).next_power_of_two().max(16);
+        if wanted > self.slots.len() {
+            self.slots = vec![0; wanted];
+            self.stamps = vec![0; wanted];
+            self.generation = 0;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Stamps of 2^32 generations ago would look current: start over.
+            self.stamps.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// Adds `token`; false if it was already there.
+    fn insert(&mut self, token: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut slot = token as usize & mask;
+        while self.stamps[slot] == self.generation {
+            if self.slots[slot] == token {
+                return false;
+            }
+            slot = (slot + 1) & mask;
+        }
+        self.stamps[slot] = self.generation;
+        self.slots[slot] = token;
+        true
+    }
+
+    fn contains(&self, token: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut slot = token as usize & mask;
+        while self.stamps[slot] == self.generation {
+            if self.slots[slot] == token {
+                return true;
+            }
+            slot = (slot + 1) & mask;
+        }
+        false
     }
 }
 
@@ -328,67 +615,53 @@ fn prefix_len(threshold: f64, len: usize) -> usize {
     (len - min_overlap.min(len) + 1).min(len)
 }
 
-/// The 64-bit hashes of the shingles of an already normalised text (duplicates included).
-///
-/// Shingles are compared by these hashes, not by their text. Two different shingles collide with
-/// probability 2^-64 per pair, so among a million distinct shingles the chance that any collision
-/// exists at all is about 3 in 100 million; a collision could shift one similarity by one shingle.
-fn shingle_hashes(normalised: &str, size: usize) -> Vec<u64> {
-    let bytes = normalised.as_bytes();
-    let words: Vec<u64> = word_bounds(normalised)
-        .into_iter()
-        .map(|(s, e)| hash_word(&bytes[s..e]))
-        .collect();
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let window = size.min(words.len());
-    words
-        .windows(window)
-        .map(|w| {
-            finish(
-                w.iter()
-                    .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
-            )
-        })
-        .collect()
-}
-
-/// Byte ranges of the words of a normalised text (words are separated by exactly one space).
-fn word_bounds(normalised: &str) -> Vec<(usize, usize)> {
-    let mut bounds = Vec::new();
-    let mut start = 0;
-    for (i, b) in normalised.bytes().enumerate() {
-        if b == b' ' {
-            if i > start {
-                bounds.push((start, i));
-            }
-            start = i + 1;
-        }
-    }
-    if normalised.len() > start {
-        bounds.push((start, normalised.len()));
-    }
-    bounds
-}
-
 const MUL: u64 = 0x517c_c1b7_2722_0a95;
 
-/// A fast, non-cryptographic word hash (FxHash-style over 8-byte blocks).
-fn hash_word(bytes: &[u8]) -> u64 {
+/// A fast, non-cryptographic hash of a normalised word (FxHash-style over 8-byte blocks; for a
+/// word of up to 7 bytes it is a bijection, so short words never collide).
+///
+/// An ASCII word is lower-cased while it is loaded (OR-ing 0x20 lower-cases ASCII letters and
+/// leaves digits as they are), so both [`Word`] forms of one word hash alike.
+fn hash_word(word: Word<'_>) -> u64 {
+    let (bytes, lower) = match word {
+        Word::Ascii(w) => (w.as_bytes(), 0x2020_2020_2020_2020u64),
+        Word::Lower(w) => (w.as_bytes(), 0),
+    };
     let mut h = bytes.len() as u64;
     let mut blocks = bytes.chunks_exact(8);
     for block in &mut blocks {
         let mut word = [0u8; 8];
         word.copy_from_slice(block);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(MUL);
+        h = (h.rotate_left(5) ^ (u64::from_le_bytes(word) | lower)).wrapping_mul(MUL);
     }
-    let mut tail = [0u8; 8];
-    tail[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
-    finish((h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(MUL))
+    let rest = blocks.remainder();
+    // Only the bytes present are lower-cased: the zero padding must stay zero.
+    let tail_lower = if rest.is_empty() {
+        0
+    } else {
+        lower & (u64::MAX >> (64 - 8 * rest.len()))
+    };
+    // No finaliser: word hashes are only combined into shingle hashes and keys, which have one.
+    (h.rotate_left(5) ^ (load_tail(rest) | tail_lower)).wrapping_mul(MUL)
 }
 
-/// The SplitMix64 finaliser: spreads entropy to the low bits the hash table indexes by.
+/// `rest` (at most 7 bytes) as a little-endian integer padded with zeros, read without a copy into
+/// a buffer (which costs a call and a stalled load on the hot path). Overlapping reads put the same
+/// byte in the same place, so OR-ing them is exact.
+fn load_tail(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    match n {
+        0 => 0,
+        1..=3 => u64::from(rest[0]) | u64::from(rest[n / 2]) << (8 * (n / 2)) | u64::from(rest[n - 1]) << (8 * (n - 1)),
+        _ => {
+            let low = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+            let high = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]);
+            u64::from(low) | u64::from(high) << (8 * (n - 4))
+        }
+    }
+}
+
+/// The SplitMix64 finaliser: spreads entropy to the low bits the hash tables index by.
 fn finish(mut h: u64) -> u64 {
     h ^= h >> 30;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -420,8 +693,9 @@ impl Hasher for PremixedHasher {
 
 /// The inverted index over the prefixes of kept shingle sets (see [`prefix_len`]): indexing only
 /// prefixes and probing with the query's prefix misses no pair that reaches the threshold.
-struct PrefixIndex {
+struct PrefixIndex<'s> {
     threshold: f64,
+    sets: &'s ShingleSets,
     /// Per token, the latest posting; postings of one token are chained through `next`. Most
     /// prefix tokens occur in one text only, so a chain avoids a vector per token.
     head: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
@@ -431,40 +705,71 @@ struct PrefixIndex {
     seen_by: Vec<u32>,
     proposals: Vec<u32>,
     query: u32,
+    /// The current text's prefix, in no particular order.
+    prefix: Vec<u64>,
+    keys: Vec<u128>,
+    /// The current text's full set, filled only when a proposal needs verifying.
+    query_set: TokenSet,
 }
 
 const END: u32 = u32::MAX;
 
-impl PrefixIndex {
-    fn new(threshold: f64, texts: usize, expected_postings: usize) -> Self {
+impl<'s> PrefixIndex<'s> {
+    fn new(threshold: f64, sets: &'s ShingleSets, texts: usize) -> Self {
+        // Kept texts index about (1 - threshold) of their shingles.
+        let expected = ((sets.tokens.len() as f64) * (1.0 - threshold)) as usize + texts;
         Self {
             threshold,
-            head: HashMap::with_capacity_and_hasher(expected_postings, BuildHasherDefault::default()),
-            posting_text: Vec::with_capacity(expected_postings),
-            next: Vec::with_capacity(expected_postings),
+            sets,
+            head: HashMap::with_capacity_and_hasher(expected, BuildHasherDefault::default()),
+            posting_text: Vec::with_capacity(expected),
+            next: Vec::with_capacity(expected),
             seen_by: vec![u32::MAX; texts],
             proposals: Vec::new(),
             query: 0,
+            prefix: Vec::new(),
+            keys: Vec::new(),
+            query_set: TokenSet::default(),
         }
     }
 
-    fn insert(&mut self, text: usize, prefix: &[u64]) {
-        for token in prefix {
+    /// Computes the prefix of `text`: its `prefix_len` first tokens in the global order.
+    fn load_prefix(&mut self, text: usize) {
+        let set = self.sets.set(text);
+        let p = prefix_len(self.threshold, set.len());
+        self.prefix.clear();
+        if p >= set.len() {
+            self.prefix.extend_from_slice(set);
+            return;
+        }
+        self.keys.clear();
+        let sets = self.sets;
+        self.keys.extend(set.iter().map(|&t| sets.order_key(t)));
+        self.keys.select_nth_unstable(p);
+        // The low 64 bits of a key are the token itself.
+        self.prefix.extend(self.keys[..p].iter().map(|&k| k as u64));
+    }
+
+    /// Indexes the loaded prefix as that of `text`, which was kept.
+    fn insert_prefix(&mut self, text: usize) {
+        for &token in &self.prefix {
             let node = self.posting_text.len() as u32;
             self.posting_text.push(text as u32);
-            let previous = self.head.insert(*token, node).unwrap_or(END);
+            let previous = self.head.insert(token, node).unwrap_or(END);
             self.next.push(previous);
         }
     }
 
-    /// The first kept text (smallest index) whose similarity with `set` reaches the threshold.
-    fn first_match(&mut self, set: &[u64], prefix: &[u64], sets: &[Vec<u64>]) -> Option<(usize, f64)> {
+    /// The first kept text (smallest index) whose similarity with `text` reaches the threshold,
+    /// `text`'s prefix being loaded.
+    fn first_match(&mut self, text: usize) -> Option<(usize, f64)> {
+        let set = self.sets.set(text);
         if set.is_empty() {
             return None;
         }
         self.query = self.query.wrapping_add(1);
         self.proposals.clear();
-        for token in prefix {
+        for token in &self.prefix {
             let mut node = self.head.get(token).copied().unwrap_or(END);
             while node != END {
                 let other = self.posting_text[node as usize];
@@ -476,21 +781,33 @@ impl PrefixIndex {
                 node = self.next[node as usize];
             }
         }
+        if self.proposals.is_empty() {
+            return None;
+        }
         self.proposals.sort_unstable();
+        let mut query_loaded = false;
         for &other in &self.proposals {
-            let other_set = &sets[other as usize];
-            let (short, long) = if set.len() <= other_set.len() {
-                (set.len(), other_set.len())
-            } else {
-                (other_set.len(), set.len())
-            };
-            // Length filter: J <= short / long, and float division is monotone, so this rejects
-            // only pairs the exact check would reject too.
-            if (short as f64 / long as f64) < self.threshold {
+            let other_set = self.sets.set(other as usize);
+            let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
                 continue;
+            };
+            if !query_loaded {
+                self.query_set.clear(set.len());
+                for &token in set {
+                    self.query_set.insert(token);
+                }
+                query_loaded = true;
             }
-            let similarity = similarity_from_counts(overlap(set, other_set), set.len(), other_set.len());
-            if similarity >= self.threshold {
+            // Count shared tokens, giving up as soon as the rest cannot bring the count to `needed`.
+            let mut shared = 0;
+            for (seen, &token) in other_set.iter().enumerate() {
+                if shared + (other_set.len() - seen) < needed {
+                    break;
+                }
+                shared += usize::from(self.query_set.contains(token));
+            }
+            if shared >= needed {
+                let similarity = similarity_from_counts(shared, set.len(), other_set.len());
                 return Some((other as usize, similarity));
             }
         }
@@ -498,21 +815,23 @@ impl PrefixIndex {
     }
 }
 
-/// Size of the intersection of two sorted, duplicate-free slices.
-fn overlap(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut count) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                count += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+/// The smallest overlap at which two sets of `len_a` and `len_b` tokens reach the threshold, or
+/// `None` if no overlap can (the length filter: `J <= min / max`).
+///
+/// Computed with the same [`similarity_from_counts`] the verdict uses, so the cut is exactly where
+/// the definition puts it, floating-point rounding included.
+fn min_overlap(threshold: f64, len_a: usize, len_b: usize) -> Option<usize> {
+    let most = len_a.min(len_b);
+    if most == 0 || similarity_from_counts(most, len_a, len_b) < threshold {
+        return None;
     }
-    count
+    // J = o / (a + b - o) >= t  <=>  o >= t (a + b) / (1 + t); start just below and step up.
+    let estimate = threshold * (len_a + len_b) as f64 / (1.0 + threshold);
+    let mut overlap = (estimate.floor() as usize).saturating_sub(1).min(most);
+    while similarity_from_counts(overlap, len_a, len_b) < threshold {
+        overlap += 1;
+    }
+    Some(overlap)
 }
 
 #[cfg(test)]
@@ -577,6 +896,56 @@ mod tests {
         assert_eq!(normalise("數據 データ"), "數據 データ");
         let once = normalise("İstanbul ΣΊΣΥΦΟΣ");
         assert_eq!(normalise(&once), once, "normalise is idempotent");
+    }
+
+    #[test]
+    fn the_latin1_shortcut_agrees_with_the_unicode_rule() {
+        for c in (0x80..0x180).filter_map(char::from_u32) {
+            if let Some(lower) = latin1_lower(c) {
+                assert_eq!(c.to_lowercase().collect::<Vec<_>>(), [lower], "{c}");
+                assert!(lower.is_alphanumeric(), "{c}");
+            }
+        }
+        assert_eq!(latin1_lower('É'), Some('é'));
+        assert_eq!(latin1_lower('×'), None);
+    }
+
+    #[test]
+    fn word_bits_agree_with_the_byte_rule() {
+        for b in 0..=255u8 {
+            let expected = b.is_ascii_alphanumeric() || !b.is_ascii();
+            assert_eq!(is_word_byte(b), expected, "{b:#x}");
+            assert_eq!(word_byte_flags(u64::from(b) << 24) == 1 << 3, expected, "{b:#x}");
+        }
+        let text: Vec<u8> = (0..200u32).map(|i| (i * 37 % 256) as u8).collect();
+        for len in 0..text.len() {
+            let mut bits = Vec::new();
+            word_bits(&text[..len], &mut bits);
+            assert_eq!(bits.len(), len.div_ceil(64));
+            for (i, &b) in text[..len].iter().enumerate() {
+                assert_eq!(bits[i / 64] >> (i % 64) & 1 == 1, is_word_byte(b), "len {len} at {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_and_built_words_hash_alike() {
+        for word in ["x", "abc", "abcdefg", "abcdefgh", "abcdefghijklmnopq", "r2d2"] {
+            let upper = word.to_ascii_uppercase();
+            assert_eq!(hash_word(Word::Ascii(&upper)), hash_word(Word::Lower(word)), "{word}");
+        }
+    }
+
+    #[test]
+    fn words_match_the_reference_normalisation() {
+        let text = "Crème BRÛLÉE, İstanbul's ΣΊΣΥΦΟΣ; naïve café-au-lait 3.14 ǅemal ﬁnance Ⅻ";
+        let reference: String = text.chars().flat_map(char::to_lowercase).collect();
+        let reference: Vec<&str> = reference
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert_eq!(normalised_words(text), reference);
+        assert_eq!(normalise(text), reference.join(" "));
     }
 
     #[test]
@@ -684,5 +1053,60 @@ mod tests {
             let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
             prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
         }
+
+        #[test]
+        fn near_dedup_equals_all_pairs_on_long_mutated_texts(
+            base in prop::collection::vec(long_word(), 10..60),
+            edits in prop::collection::vec(prop::collection::vec((any::<prop::sample::Index>(), long_word()), 0..6), 1..20),
+            anchors in 0usize..3,
+            threshold in prop::sample::select(vec![0.3, 0.5, 0.7, 0.8, 0.85, 0.9, 0.95]),
+            size in 1usize..6,
+        ) {
+            // Variants of one text, a few words replaced each: sets long enough that prefixes are
+            // much shorter than the sets, with similarities spread around every threshold.
+            let texts: Vec<Option<String>> = edits
+                .iter()
+                .map(|edit| {
+                    let mut words = base.clone();
+                    for (at, word) in edit {
+                        let at = at.index(words.len());
+                        words[at] = word.clone();
+                    }
+                    Some(words.join(" "))
+                })
+                .collect();
+            let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+            prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
+            prop_assert_eq!(hash_dedup(&refs, anchors), all_pairs(&refs, anchors, 2.0, size));
+        }
+
+        #[test]
+        fn normalise_equals_lowercase_then_split(text in "\\PC{0,40}") {
+            let lower: String = text.chars().flat_map(char::to_lowercase).collect();
+            let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            prop_assert_eq!(normalise(&text), words.join(" "));
+        }
+    }
+
+    fn long_word() -> impl Strategy<Value = String> {
+        prop::sample::select(vec![
+            "alpha",
+            "Beta",
+            "gamma",
+            "DELTA",
+            "épée",
+            "Straße",
+            "İzmir",
+            "naïve",
+            "x",
+            "y",
+            "z",
+            "3.5",
+            "ab-cd",
+            "verylongwordindeed",
+            "ÇA",
+            "über",
+        ])
+        .prop_map(str::to_owned)
     }
 }
