@@ -1,8 +1,9 @@
 //! `cargo xtask bench`: every performance figure of issue 6 in one table.
 //!
-//! Builds `ragctl` in release, then runs the `rag-bench` harness in release (with the `bpe-openai`
-//! backend, a feature of `rag-chunker` that `rag-bench` turns on), passing the binary's path so it
-//! can time the CLI too. Extra arguments (`--corpus DIR`, `--quick`, `--runs N`) go to the harness.
+//! Builds `ragctl` in release, runs the `bpe-openai` equivalence test (the backend is a feature,
+//! not built by `cargo test --workspace`), then runs the `rag-bench` harness in release with that
+//! backend, passing the binary's path so it can time the CLI too. Extra arguments
+//! (`--corpus DIR`, `--quick`, `--runs N`) go to the harness.
 
 use crate::run::{cargo, run, workspace_root};
 
@@ -11,10 +12,33 @@ pub(crate) fn bench(extra: &[String]) -> Result<(), String> {
     build.args(["build", "--release", "--package", "ragctl"]);
     run(build)?;
 
+    // Release, like the harness: the test shares its build of rag-chunker with the feature.
+    let mut equivalence = cargo();
+    equivalence.args([
+        "test",
+        "--release",
+        "--package",
+        "rag-chunker",
+        "--features",
+        "bpe-openai",
+        "--test",
+        "tokenizers",
+    ]);
+    run(equivalence)?;
+
     let ragctl = workspace_root().join("target/release/ragctl");
     let mut harness = cargo();
     harness
-        .args(["run", "--release", "--package", "rag-bench", "--", "--ragctl"])
+        .args([
+            "run",
+            "--release",
+            "--package",
+            "rag-bench",
+            "--features",
+            "bpe-openai",
+            "--",
+            "--ragctl",
+        ])
         .arg(ragctl)
         .args(extra);
     run(harness)

@@ -8,19 +8,22 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rag_chunker::{BpeOpenAiCounter, DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
 use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes, TokenCounter};
 
 fn primitives(c: &mut Criterion) {
     let file = rag_bench::corpus::generate(64 * 1024).remove(0);
     let tiktoken = TiktokenCounter::cl100k();
-    let bpe = BpeOpenAiCounter::cl100k();
     c.bench_function("tiktoken count 64 KB", |b| {
         b.iter(|| tiktoken.count(black_box(&file.text)))
     });
-    c.bench_function("bpe-openai count 64 KB", |b| {
-        b.iter(|| bpe.count(black_box(&file.text)))
-    });
+    #[cfg(feature = "bpe-openai")]
+    {
+        let bpe = rag_chunker::BpeOpenAiCounter::cl100k();
+        c.bench_function("bpe-openai count 64 KB", |b| {
+            b.iter(|| bpe.count(black_box(&file.text)))
+        });
+    }
 
     let ctx = RequestContext::local("bench");
     let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("c"));
