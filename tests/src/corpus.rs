@@ -219,6 +219,18 @@ pub fn nested_lists(depth: usize) -> String {
     s
 }
 
+/// Lists nested `depth` deep on one line (`- - - ... item`): each marker opens a list inside the
+/// previous item.
+pub fn nested_lists_inline(depth: usize) -> String {
+    format!("{}item\n\nAfter.\n", "- ".repeat(depth))
+}
+
+/// Block quotes and lists alternating, `depth` levels on one line (`> - > - ... text`).
+pub fn nested_quotes_and_lists(depth: usize) -> String {
+    let markers: String = (0..depth).map(|d| if d % 2 == 0 { "> " } else { "- " }).collect();
+    format!("{markers}text\n\nAfter.\n")
+}
+
 /// A table with a header and `rows` rows.
 pub fn table(rows: usize) -> String {
     let mut s = String::from("| id | name | value |\n|---|---|---|\n");
@@ -288,6 +300,8 @@ pub fn edge_cases() -> Vec<Fixture> {
         md("nested_skipping_headings", nested_skipping_headings()),
         md("nested_quotes", nested_quotes(200)),
         md("nested_lists", nested_lists(100)),
+        md("nested_lists_inline", nested_lists_inline(1_000)),
+        md("nested_quotes_and_lists", nested_quotes_and_lists(1_000)),
         md("table", table(500)),
         md("code_block", code_block(300)),
         md("unterminated_fence", unterminated_fence()),

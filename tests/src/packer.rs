@@ -359,7 +359,7 @@ pub fn never_over_budget(
         .chunks
         .iter()
         .map(|c| by_id.get(&c.id).map_or_else(|| tokens(c), |c| tokens(c)))
-        .sum();
+        .fold(0, usize::saturating_add);
     let mut out = Vec::new();
     if usize::try_from(budget).map_or(true, |budget| sum > budget) {
         out.push(format!("packed chunks hold {sum} tokens, over the budget of {budget}"));
@@ -614,7 +614,7 @@ pub fn brute_force_best_score(
         .iter()
         .filter(|c| c.pinned)
         .filter_map(|c| tokens_of(c, counter))
-        .sum();
+        .fold(0, usize::saturating_add);
     let room = budget.checked_sub(pinned)?;
     // Chunks with a score of zero or less never raise the total, so only positive ones matter.
     let items: Vec<(usize, f64, &str)> = input
@@ -630,7 +630,7 @@ pub fn brute_force_best_score(
     let mut best = 0.0f64;
     for mask in 0u32..(1 << items.len()) {
         let chosen = || (0..items.len()).filter(move |i| mask & (1 << i) != 0).map(|i| items[i]);
-        let tokens: usize = chosen().map(|(t, _, _)| t).sum();
+        let tokens = chosen().map(|(t, _, _)| t).fold(0, usize::saturating_add);
         if tokens > room {
             continue;
         }

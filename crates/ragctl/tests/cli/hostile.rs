@@ -1,0 +1,340 @@
+//! Hostile input through the binary: `ragctl chunk` on a directory of hostile files and `ragctl
+//! pack` on hostile JSONL. Each gets a clear error naming the file (and line or byte offset) or a
+//! correct result, never a panic, a hang or silently dropped data.
+//!
+//! The shapes are those of `rag_contract::corpus` (the library tests run them at full size); the
+//! binary under test is a debug build, so the largest inputs are a little smaller here.
+
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+use crate::{ragctl, scratch_dir};
+
+/// The hostile files: name and bytes. `bad.md` and `binary.md` are not UTF-8.
+fn hostile_files() -> Vec<(&'static str, Vec<u8>)> {
+    let mut long_line: String = (0..256 * 1024).map(|i| (b'a' + (i * 7 % 26) as u8) as char).collect();
+    long_line.push('\n');
+    let cjk: String = (0..100_000 / 3)
+        .map(|i| char::from_u32(0x4e00 + (i * 7919 % 0x5000) as u32).unwrap())
+        .collect();
+    let emoji = "👩\u{200d}👩\u{200d}👧\u{200d}👦e\u{301}\u{302}🇫🇷 a\u{308}👍🏽 ".repeat(500);
+    let headings: String = (0..10_000)
+        .map(|i| format!("{} H{i}\n\nBody {i}.\n\n", "#".repeat(i % 6 + 1)))
+        .collect();
+    let table: String = std::iter::once("| a | b |\n|---|---|\n".to_owned())
+        .chain((0..50_000).map(|i| format!("| {i} | row {i} |\n")))
+        .collect();
+    let code: String = std::iter::once("# Code\n\n```\n".to_owned())
+        .chain((0..5_000).map(|i| {
+            if i % 100 == 0 {
+                "# not a heading\n".to_owned()
+            } else {
+                format!("let x = {i};\n")
+            }
+        }))
+        .chain(std::iter::once("```\n".to_owned()))
+        .collect();
+    let mut bad = b"# Title\n\nValid text, then ".to_vec();
+    bad.extend_from_slice(b"\xff and more.\n");
+    let mut binary = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    binary.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let setext_title: Vec<String> = (0..300).map(|i| format!("word{i}")).collect();
+    vec![
+        ("empty.md", Vec::new()),
+        ("blank.md", b" \t\n\r\n  \r \n".to_vec()),
+        ("line.md", long_line.into_bytes()),
+        ("cjk.md", cjk.into_bytes()),
+        ("emoji.txt", emoji.into_bytes()),
+        (
+            "crlf.md",
+            b"# Title\r\n\r\nText,\r\nmore.\r\n\r\n## Part\r\n\r\n- a\r\n- b\r\n".to_vec(),
+        ),
+        ("cr.txt", b"First\rparagraph.\r\rSecond\rparagraph.\r".to_vec()),
+        ("bom.md", "\u{feff}# Title\n\nBody.\n".as_bytes().to_vec()),
+        ("bad.md", bad),
+        ("binary.md", binary),
+        ("headings.md", headings.into_bytes()),
+        (
+            "nested.md",
+            b"# 1\n## 2\n### 3\n#### 4\n##### 5\n###### 6\n# A\n#### D\n## B\n###### F\n".to_vec(),
+        ),
+        ("quotes.md", format!("{} deep\n", ">".repeat(1_000)).into_bytes()),
+        ("lists.md", format!("{}item\n", "- ".repeat(1_000)).into_bytes()),
+        ("table.md", table.into_bytes()),
+        ("code.md", code.into_bytes()),
+        ("fence.md", b"# T\n\n```\ncode\n# not a heading\n".to_vec()),
+        (
+            "setext.md",
+            format!("{}\n===\n\nBody.\n", setext_title.join(" ")).into_bytes(),
+        ),
+        ("front.md", b"---\ntitle: x\n---\n".to_vec()),
+    ]
+}
+
+/// Every non-whitespace character of `text` (a leading BOM excepted) lies in one of `spans`.
+fn assert_nothing_lost(name: &str, text: &str, spans: &[(usize, usize)]) {
+    let mut covered = vec![false; text.len()];
+    for &(start, end) in spans {
+        covered[start..end].iter_mut().for_each(|c| *c = true);
+    }
+    for (offset, ch) in text.char_indices() {
+        let bom = offset == 0 && ch == '\u{feff}';
+        if !ch.is_whitespace() && !bom {
+            assert!(covered[offset], "{name}: {ch:?} at byte {offset} is in no chunk");
+        }
+    }
+}
+
+#[test]
+fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_rest() {
+    let dir = scratch_dir("hostile-chunk");
+    let files = hostile_files();
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let output = ragctl()
+        .current_dir(&dir)
+        .args([
+            "chunk",
+            ".",
+            "--format",
+            "jsonl",
+            "--max-tokens",
+            "128",
+            "--overlap-tokens",
+            "16",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: ./bad.md: invalid UTF-8 at byte offset 26",
+        ))
+        .stderr(predicate::str::contains(
+            "error: ./binary.md: invalid UTF-8 at byte offset 0",
+        ))
+        .stderr(predicate::str::contains("panicked").not())
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).lines().count(),
+        2,
+        "only the two bad files are reported"
+    );
+    let chunks: Vec<Value> = std::str::from_utf8(&output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (name, bytes) in &files {
+        let uri = format!("./{name}");
+        let mine: Vec<&Value> = chunks.iter().filter(|c| c["source_uri"] == uri.as_str()).collect();
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            assert!(mine.is_empty(), "{name}");
+            continue;
+        };
+        if text.trim().is_empty() {
+            assert!(mine.is_empty(), "{name}: whitespace has no chunks");
+            continue;
+        }
+        assert!(!mine.is_empty(), "{name} has no chunks");
+        let mut spans = Vec::new();
+        for (i, c) in mine.iter().enumerate() {
+            assert_eq!(c["position"], i, "{name}");
+            assert!(c["token_count"].as_u64().unwrap() <= 128, "{name}");
+            let (start, end) = (
+                c["span"]["start"].as_u64().unwrap() as usize,
+                c["span"]["end"].as_u64().unwrap() as usize,
+            );
+            assert_eq!(
+                c["content"].as_str(),
+                Some(&text[start..end]),
+                "{name}: content is the file's bytes"
+            );
+            spans.push((start, end));
+        }
+        assert_nothing_lost(name, text, &spans);
+    }
+    let headings = |name: &str| {
+        chunks
+            .iter()
+            .filter(|c| c["source_uri"] == format!("./{name}").as_str() && c["metadata"]["kind"] == "heading")
+            .count()
+    };
+    assert_eq!(headings("headings.md"), 10_000);
+    assert_eq!(headings("code.md"), 1, "`#` lines in code are not headings");
+    assert_eq!(headings("fence.md"), 1, "an unterminated fence runs to the end");
+    assert_eq!(headings("crlf.md"), 2);
+}
+
+fn pack_lines(name: &str, lines: &[String], args: &[&str]) -> assert_cmd::assert::Assert {
+    let dir = scratch_dir(name);
+    std::fs::write(dir.join("in.jsonl"), lines.join("\n")).unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args(["pack", "refund window", "--input", "in.jsonl"])
+        .args(args)
+        .assert()
+}
+
+fn chunk_line(id: &str, content: &str, extra: Value) -> String {
+    let mut v = json!({"id": id, "document_id": "doc", "content": content, "score": 0.5});
+    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+    v.to_string()
+}
+
+fn packed_json(assert: assert_cmd::assert::Assert) -> Value {
+    serde_json::from_slice(&assert.success().get_output().stdout).unwrap()
+}
+
+#[test]
+fn a_hundred_thousand_identical_chunks_pack_one() {
+    let lines: Vec<String> = (0..100_000)
+        .map(|i| {
+            chunk_line(
+                &format!("c{i:06}"),
+                "the refund window is 30 days",
+                json!({"token_count": 7}),
+            )
+        })
+        .collect();
+    let out = packed_json(pack_lines("identical", &lines, &["--format", "json"]));
+    assert_eq!(out["chunks_out"], 1);
+    assert_eq!(out["dropped_dedup"], 99_999);
+    assert_eq!(out["chunks"][0]["id"], "c000000");
+}
+
+#[test]
+fn equal_and_negative_scores_pack_the_same_way_every_time() {
+    let lines: Vec<String> = (0..50)
+        .map(|i| {
+            chunk_line(
+                &format!("c{i:02}"),
+                &format!("text number {i}"),
+                json!({"score": if i % 2 == 0 { 0.5 } else { -1.5 }}),
+            )
+        })
+        .collect();
+    let first = packed_json(pack_lines("equal", &lines, &["--format", "json", "--budget", "40"]));
+    let second = packed_json(pack_lines("equal", &lines, &["--format", "json", "--budget", "40"]));
+    assert_eq!(first, second);
+    assert!(first["chunks_out"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn nan_negative_and_zero_token_counts_are_errors_naming_the_line() {
+    let ok = chunk_line("a", "fine", json!({}));
+    for (name, bad, message) in [
+        (
+            "nan",
+            r#"{"id":"n","document_id":"d","content":"x","score":NaN}"#.to_owned(),
+            "in.jsonl:3: expected value",
+        ),
+        (
+            "negative",
+            chunk_line("m", "x", json!({"token_count": -3})),
+            "in.jsonl:3: invalid value: integer `-3`",
+        ),
+        (
+            "zero",
+            chunk_line("z", "x", json!({"token_count": 0})),
+            "chunk z has 0 tokens",
+        ),
+    ] {
+        pack_lines(name, &[ok.clone(), chunk_line("b", "also fine", json!({})), bad], &[])
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains(message))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
+
+#[test]
+fn a_chunk_larger_than_the_budget_is_dropped_and_reported() {
+    let lines = [
+        chunk_line("big", "huge", json!({"token_count": 1_000_000, "score": 0.9})),
+        chunk_line("small", "tiny", json!({"token_count": 3})),
+    ];
+    let out = packed_json(pack_lines("big", &lines, &["--format", "json", "--budget", "100"]));
+    assert_eq!(out["chunks"][0]["id"], "small");
+    assert_eq!(
+        out["dropped"][0],
+        json!({"id": "big", "reason": "over_budget", "tokens": 1_000_000})
+    );
+}
+
+#[test]
+fn mixed_tenants_and_malformed_lines_are_refused() {
+    let mut lines: Vec<String> = (0..4)
+        .map(|i| chunk_line(&format!("c{i}"), "text", json!({})))
+        .collect();
+    lines.push(chunk_line("intruder", "secret", json!({"tenant_id": "globex"})));
+    pack_lines("tenants", &lines, &[])
+        .code(1)
+        .stderr(predicate::str::contains("chunk intruder belongs to tenant globex"));
+    lines[4] = "{\"id\": \"x\", \"document_id\": ".to_owned();
+    pack_lines("malformed", &lines, &[])
+        .code(1)
+        .stderr(predicate::str::contains("error: in.jsonl:5: EOF while parsing"));
+}
+
+#[test]
+fn a_ten_megabyte_chunk_is_packed_whole() {
+    let text = "lorem ipsum dolor sit amet ".repeat(10 * (1 << 20) / 27);
+    let lines = [
+        chunk_line("big", &text, json!({})),
+        chunk_line("small", "tiny", json!({})),
+    ];
+    let out = packed_json(pack_lines(
+        "tenmb",
+        &lines,
+        &["--format", "json", "--budget", "3000000"],
+    ));
+    assert_eq!(out["chunks_out"], 2);
+    let big = out["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "big")
+        .unwrap();
+    assert_eq!(big["content"].as_str().map(str::len), Some(text.len()));
+}
+
+#[test]
+fn deeply_nested_metadata_is_a_clear_error_not_a_stack_overflow() {
+    let depth = 100_000;
+    let deep = format!(
+        r#"{{"id":"d","document_id":"d","content":"x","metadata":{{"m":{}{}}}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    pack_lines("deep", &[chunk_line("a", "fine", json!({})), deep], &[])
+        .code(1)
+        .stderr(predicate::str::contains("error: in.jsonl:2: recursion limit exceeded"));
+    // Within serde_json's limit (128 levels), deep metadata is read and written back.
+    let mut nested = json!("leaf");
+    for _ in 0..100 {
+        nested = json!({"n": nested});
+    }
+    let out = packed_json(pack_lines(
+        "deep-ok",
+        &[chunk_line("a", "fine", json!({"metadata": {"deep": nested.clone()}}))],
+        &["--format", "json"],
+    ));
+    assert_eq!(out["chunks"][0]["metadata"]["deep"], nested);
+}
+
+#[test]
+fn unknown_fields_are_ignored_and_kept_in_the_output() {
+    let lines = [chunk_line(
+        "a",
+        "text",
+        json!({"embedding_model": "e5", "vector": [0.1, 0.2], "x-custom": {"k": 1}}),
+    )];
+    let out = packed_json(pack_lines("unknown", &lines, &["--format", "json"]));
+    let chunk = &out["chunks"][0];
+    assert_eq!(chunk["embedding_model"], "e5");
+    assert_eq!(chunk["vector"], json!([0.1, 0.2]));
+    assert_eq!(chunk["x-custom"], json!({"k": 1}));
+}
