@@ -4,6 +4,7 @@
 //! cargo xtask ci         fmt check, clippy (deny warnings), all tests, the contract suite, cargo deny
 //! cargo xtask contract   the contract suite alone
 //! cargo xtask deny       cargo deny, offline, advisories against the RustSec snapshot
+//! cargo xtask fuzz       the cargo-fuzz targets, N seconds each (`--seconds N`, target names)
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
@@ -12,6 +13,7 @@ mod bench;
 mod ci;
 mod contract;
 mod deny;
+mod fuzz;
 mod run;
 
 use std::process::ExitCode;
@@ -23,6 +25,7 @@ tasks:
   ci         cargo fmt --check, clippy -D warnings, cargo test --workspace, the contract suite, deny
   contract   the contract suite alone
   deny       cargo deny --offline check (advisories against ../shared/rustsec)
+  fuzz       cargo fuzz run, each target [--seconds N] [TARGET...] (needs cargo-fuzz)
   bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]";
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         Some("ci") => ci::ci(),
         Some("contract") => ci::contract(),
         Some("deny") => deny::deny(),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");

@@ -1,0 +1,63 @@
+//! What the fuzz targets share: decoding a chunker configuration from the input's first byte,
+//! and parse + chunk + contract check of one document.
+
+use std::sync::{Arc, OnceLock};
+
+use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+use rag_contract::chunker::{Budget, check_chunker};
+use rag_core::{CorpusId, DocumentId, ParseError, Principal, RequestContext, SourceBytes, TokenCounter};
+
+fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
+    static COUNTERS: OnceLock<[Arc<dyn TokenCounter>; 2]> = OnceLock::new();
+    COUNTERS.get_or_init(|| {
+        [
+            Arc::new(TiktokenCounter::cl100k()),
+            Arc::new(TiktokenCounter::new("o200k_base").expect("o200k_base is built in")),
+        ]
+    })
+}
+
+/// Parses `data[1..]` as `doc_type`, chunks it with a configuration taken from `data[0]` (either
+/// tokenizer, 4 to 67 tokens: a character is at most 4 tokens, so every budget can be met) and
+/// panics, naming the broken rule, if any promise of the parser or the chunker is broken.
+pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
+    let Some((&config, bytes)) = data.split_first() else { return };
+    let counter = &counters()[usize::from(config & 1)];
+    let max_tokens = 4 + usize::from(config >> 2);
+    let overlap = usize::from(config >> 1 & 1) * (max_tokens / 4);
+    let ctx = RequestContext::new(
+        "acme",
+        Principal {
+            id: "fuzz".into(),
+            acl_labels: vec!["staff".into()],
+        },
+    );
+    let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
+    let source = SourceBytes {
+        document_id: &id,
+        corpus_id: &corpus,
+        source_uri: "fuzz",
+        bytes,
+    };
+    let parsed = match parse_document(&ctx, doc_type, source) {
+        Ok(parsed) => parsed,
+        Err(ParseError::InvalidUtf8 { offset, .. }) => {
+            // The error must point at the first invalid byte.
+            let expected = std::str::from_utf8(bytes).err().map(|e| e.valid_up_to());
+            assert_eq!(Some(offset), expected, "invalid UTF-8 reported at the wrong offset");
+            return;
+        }
+        Err(err) => panic!("a {doc_type} parser refused UTF-8 input: {err}"),
+    };
+    let chunker = HeadingAwareChunker::new(max_tokens, overlap, Arc::clone(counter)).expect("valid configuration");
+    let budget = Budget {
+        max_tokens,
+        counter: counter.as_ref(),
+    };
+    let report = check_chunker(&chunker, &ctx, &parsed, Some(budget));
+    assert!(
+        report.passed(),
+        "{} {max_tokens}/{overlap}: {report}",
+        counter.name()
+    );
+}
