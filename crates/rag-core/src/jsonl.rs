@@ -56,27 +56,61 @@ pub fn parse_chunk_line(line: &str, default_tenant: Option<&TenantId>) -> Result
 
 /// Reads every chunk of a JSONL stream; blank lines are skipped. Stops at the first bad line.
 pub fn read_chunks(
-    reader: impl BufRead,
+    mut reader: impl BufRead,
     source_name: &str,
     default_tenant: Option<&TenantId>,
 ) -> Result<Vec<Chunk>, JsonlError> {
     let mut chunks = Vec::new();
-    for (index, line) in reader.lines().enumerate() {
-        let line = line.map_err(|source| JsonlError::Io {
+    let mut line = Vec::new();
+    for index in 0.. {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line).map_err(|source| JsonlError::Io {
             source_name: source_name.to_owned(),
             source,
         })?;
-        if line.trim().is_empty() {
-            continue;
+        if read == 0 {
+            break;
         }
-        let chunk = parse_chunk_line(&line, default_tenant).map_err(|err| JsonlError::InvalidLine {
+        if let Some(chunk) = parse_numbered_line(&line, index, source_name, default_tenant)? {
+            chunks.push(chunk);
+        }
+    }
+    Ok(chunks)
+}
+
+/// The lines of a whole JSONL input held in memory, each with its 0-based index, for callers that
+/// parse them in parallel with [`parse_numbered_line`] (the first error in line order is the one
+/// [`read_chunks`] would report).
+pub fn lines(input: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let input = input.strip_suffix(b"\n").unwrap_or(input);
+    let empty = input.is_empty();
+    input.split(|&b| b == b'\n').enumerate().filter(move |_| !empty)
+}
+
+/// One line of a JSONL stream (0-based `index`, with or without its line break) as [`read_chunks`]
+/// reads it: `None` for a blank line, an I/O error if it is not UTF-8, or the chunk.
+pub fn parse_numbered_line(
+    line: &[u8],
+    index: usize,
+    source_name: &str,
+    default_tenant: Option<&TenantId>,
+) -> Result<Option<Chunk>, JsonlError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = std::str::from_utf8(line).map_err(|_| JsonlError::Io {
+        source_name: source_name.to_owned(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"),
+    })?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_chunk_line(line, default_tenant)
+        .map(Some)
+        .map_err(|err| JsonlError::InvalidLine {
             source_name: source_name.to_owned(),
             line: index + 1,
             message: err.to_string(),
-        })?;
-        chunks.push(chunk);
-    }
-    Ok(chunks)
+        })
 }
 
 #[cfg(test)]
@@ -108,6 +142,28 @@ mod tests {
                 .starts_with("-:1: chunk a has neither content nor content_ref"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn in_memory_lines_read_like_the_stream() {
+        let inputs: [&[u8]; 6] = [
+            b"",
+            b"\n",
+            b"{\"id\":\"a\",\"document_id\":\"d\",\"content\":\"x\"}",
+            b"\r\n{\"id\":\"a\",\"document_id\":\"d\",\"content\":\"x\"}\r\n\n{\"id\":\"b\",\"document_id\":\"d\",\"content\":\"y\"}\n",
+            b"{\"id\":\"a\",\"document_id\":\"d\",\"content\":\"x\"}\n{oops}\n\xff\n",
+            b"{\"id\":\"a\",\"document_id\":\"d\",\"content\":\"x\"}\n\xff\n{oops}\n",
+        ];
+        let tenant = TenantId::new("local");
+        for input in inputs {
+            let streamed = read_chunks(input, "in", Some(&tenant)).map_err(|e| e.to_string());
+            let in_memory: Result<Vec<Chunk>, String> = lines(input)
+                .map(|(i, line)| parse_numbered_line(line, i, "in", Some(&tenant)))
+                .filter_map(Result::transpose)
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string());
+            assert_eq!(streamed, in_memory, "{input:?}");
+        }
     }
 
     #[test]
