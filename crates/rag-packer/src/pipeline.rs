@@ -263,9 +263,10 @@ impl ContextPacker {
         }
 
         // Stage 9 (accounting): every candidate not selected, in rank order, with its reason.
-        let mut survivor_item = HashMap::with_capacity(survivors.len());
+        // Candidate -> its selection item, by position: a vector, not a map, at 100k candidates.
+        let mut survivor_item: Vec<Option<usize>> = vec![None; candidates.len()];
         for (s, &i) in survivors.iter().enumerate() {
-            survivor_item.insert(i, s);
+            survivor_item[i] = Some(s);
         }
         let dropped: Vec<DroppedChunk> = ranked
             .iter()
@@ -280,7 +281,7 @@ impl ContextPacker {
                     },
                     DedupVerdict::Kept => over_cap_or_budget(
                         &candidates[i],
-                        survivor_item.get(&i).map(|&s| items[s].document),
+                        survivor_item[i].map(|s| items[s].document),
                         &per_document,
                         config.max_per_document,
                     ),

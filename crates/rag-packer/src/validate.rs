@@ -71,33 +71,41 @@ pub(crate) fn validate_chunks(
     chunks: Vec<Chunk>,
     counter: &dyn TokenCounter,
 ) -> Result<Vec<ValidChunk>, PackerError> {
-    let mut seen: HashSet<ChunkId> = HashSet::with_capacity(chunks.len());
-    let mut valid = Vec::with_capacity(chunks.len());
-    for (input_position, chunk) in chunks.into_iter().enumerate() {
+    // Checked on borrowed chunks first, so the duplicate-id set holds references instead of a
+    // clone of every id; only an error clones what it names.
+    let mut seen: HashSet<&ChunkId> = HashSet::with_capacity(chunks.len());
+    let mut checked = Vec::with_capacity(chunks.len());
+    for chunk in &chunks {
         if chunk.tenant_id != ctx.tenant_id {
             return Err(PackerError::ForeignTenant {
-                chunk_id: chunk.id,
-                chunk_tenant: chunk.tenant_id,
+                chunk_id: chunk.id.clone(),
+                chunk_tenant: chunk.tenant_id.clone(),
                 expected: ctx.tenant_id.clone(),
             });
         }
-        if !seen.insert(chunk.id.clone()) {
-            return Err(PackerError::DuplicateChunkId { chunk_id: chunk.id });
+        if !seen.insert(&chunk.id) {
+            return Err(PackerError::DuplicateChunkId {
+                chunk_id: chunk.id.clone(),
+            });
         }
         let score = chunk.score_or_zero();
         if !score.is_finite() {
             return Err(PackerError::NonFiniteScore {
-                chunk_id: chunk.id,
+                chunk_id: chunk.id.clone(),
                 score,
             });
         }
-        let tokens = chunk_tokens(&chunk, counter)?;
-        valid.push(ValidChunk {
+        checked.push((chunk_tokens(chunk, counter)?, score));
+    }
+    Ok(chunks
+        .into_iter()
+        .zip(checked)
+        .enumerate()
+        .map(|(input_position, (chunk, (tokens, score)))| ValidChunk {
             chunk,
             tokens,
             score,
             input_position,
-        });
-    }
-    Ok(valid)
+        })
+        .collect())
 }
