@@ -4,8 +4,12 @@
 //! Cost model: every piece of text is counted a bounded number of times, never as a growing
 //! buffer. Each block is counted once as a unit (an oversize block once more as sentences or lines,
 //! and hard-split text a few times in windows of bounded size); units are packed by the sum of
-//! their counts, and each chunk's exact count is taken once when it is flushed (a chunk of a single
-//! unit reuses the unit's count). Overlap costs one count of a short tail per chunk.
+//! their counts. When the counter promises that counts add up across line starts
+//! ([`TokenCounter::splits_at_line_starts`]), a unit followed by a line start is counted together
+//! with the whitespace up to it, and a chunk's exact count is the sum of such counts: only its last
+//! unit, and stretches of units joined by spaces, are counted again. Otherwise each chunk's exact
+//! count is taken once when it is flushed (a chunk of a single unit reuses the unit's count).
+//! Overlap costs one count of a short tail per chunk.
 
 use std::ops::Range;
 use std::sync::Arc;
