@@ -463,3 +463,25 @@ fn tokenizer_work_stays_linear_on_deeply_indented_lists() {
         assert!(work <= 8.0, "{name}: {work:.1} bytes counted per input byte");
     }
 }
+
+// ---- crashes found by the fuzz targets, kept as regressions -----------------------------------
+
+/// Runs what the fuzz targets run: parse as Markdown, chunk, every contract rule.
+fn fuzz_case(doc_type: DocumentType, encoding: &str, max: usize, overlap: usize, bytes: &[u8]) {
+    let counter: Arc<dyn TokenCounter> = Arc::new(TiktokenCounter::new(encoding).unwrap());
+    let parsed = parse(doc_type, "fuzz", bytes).unwrap();
+    let chunker = HeadingAwareChunker::new(max, overlap, Arc::clone(&counter)).unwrap();
+    let budget = Budget {
+        max_tokens: max,
+        counter: counter.as_ref(),
+    };
+    let report = check_chunker(&chunker, &ctx(), &parsed, Some(budget));
+    assert!(report.passed(), "{report}");
+}
+
+#[test]
+fn fuzz_markdown_chunk_token_count_of_a_control_character_heading() {
+    // fuzz/artifacts/markdown_chunk/crash-bb7a9a2c: token_count 14, o200k_base counts 15.
+    let bytes = b" e# \x00d\x16# ty filx\x00\x00\x00\n/no\x0bes, 1\r##--|-C";
+    fuzz_case(DocumentType::Markdown, "o200k_base", 17, 4, bytes);
+}

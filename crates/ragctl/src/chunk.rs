@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_core::{Chunk, CorpusId, DocumentId, Principal, RequestContext, SourceBytes, TokenCounter};
+use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
 use rayon::prelude::*;
 
 use crate::output::excerpt;
@@ -126,9 +126,28 @@ struct Settings {
     stdin: Option<Vec<u8>>,
 }
 
-/// The output of one file, rendered off the main thread so that writing stays in order.
-struct Rendered {
-    text: String,
+/// The output of one file, made off the main thread and written on it, in input order.
+enum Rendered {
+    /// The text format: a summary, rendered.
+    Text(String),
+    /// The JSONL format: the chunks, serialised as they are written, so that the JSON text of a
+    /// large file never sits in memory next to its chunks.
+    Chunks(Vec<Chunk>),
+}
+
+impl Rendered {
+    fn write_to(self, out: &mut impl Write) -> anyhow::Result<()> {
+        match self {
+            Self::Text(text) => out.write_all(text.as_bytes()).context("writing to stdout"),
+            Self::Chunks(chunks) => {
+                for chunk in chunks {
+                    serde_json::to_writer(&mut *out, &chunk).context("writing to stdout")?;
+                    out.write_all(b"\n").context("writing to stdout")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
@@ -197,7 +216,7 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
             batch.par_iter().map(|input| chunk_input(input, &settings)).collect();
         for result in results {
             match result {
-                Ok(rendered) => out.write_all(rendered.text.as_bytes()).context("writing to stdout")?,
+                Ok(rendered) => rendered.write_to(&mut out)?,
                 Err(err) => {
                     // Keep stdout and stderr in order for a person watching both.
                     out.flush().context("writing to stdout")?;
@@ -306,6 +325,27 @@ fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
 }
 
 fn chunk_traced(input: &Input, uri: &str, settings: &Settings, span: &tracing::Span) -> anyhow::Result<Rendered> {
+    // The file's bytes are freed when parsing returns, and the parsed document (its text and the
+    // blocks' texts, each about the size of the file) before the output is rendered: peak memory
+    // is then the larger of parse + chunks and chunks + output, not all four at once.
+    let (parsed, doc_type) = read_and_parse(input, uri, settings, span)?;
+    let chunks = settings.chunker.chunk_document(&settings.ctx, &parsed)?;
+    let blocks = parsed.blocks.len();
+    drop(parsed);
+    span.record("rag.chunk.blocks", blocks as i64);
+    span.record("rag.chunk.chunks", chunks.len() as i64);
+    Ok(match settings.format {
+        ChunkFormat::Jsonl => Rendered::Chunks(chunks),
+        ChunkFormat::Text => Rendered::Text(render_text(uri, doc_type, blocks, &chunks, settings)),
+    })
+}
+
+fn read_and_parse(
+    input: &Input,
+    uri: &str,
+    settings: &Settings,
+    span: &tracing::Span,
+) -> anyhow::Result<(ParsedDocument, DocumentType)> {
     let owned;
     let bytes: &[u8] = match input {
         Input::Stdin => settings.stdin.as_deref().unwrap_or_default(),
@@ -330,25 +370,7 @@ fn chunk_traced(input: &Input, uri: &str, settings: &Settings, span: &tracing::S
         source_uri: uri,
         bytes,
     };
-    let parsed = parse_document(&settings.ctx, doc_type, source)?;
-    let chunks = settings.chunker.chunk_document(&settings.ctx, &parsed)?;
-    span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
-    span.record("rag.chunk.chunks", chunks.len() as i64);
-    let text = match settings.format {
-        ChunkFormat::Jsonl => render_jsonl(&chunks).with_context(|| format!("{uri}: writing JSON"))?,
-        ChunkFormat::Text => render_text(uri, doc_type, parsed.blocks.len(), &chunks, settings),
-    };
-    Ok(Rendered { text })
-}
-
-fn render_jsonl(chunks: &[Chunk]) -> anyhow::Result<String> {
-    let mut buf = Vec::with_capacity(chunks.iter().map(|c| c.content().map_or(64, str::len) + 256).sum());
-    for chunk in chunks {
-        serde_json::to_writer(&mut buf, chunk)?;
-        buf.push(b'\n');
-    }
-    // serde_json writes valid UTF-8 only.
-    Ok(String::from_utf8(buf)?)
+    Ok((parse_document(&settings.ctx, doc_type, source)?, doc_type))
 }
 
 fn render_text(uri: &str, doc_type: DocumentType, blocks: usize, chunks: &[Chunk], settings: &Settings) -> String {
