@@ -334,7 +334,7 @@ impl<'a> Run<'a> {
                 .text
                 .get(at..)
                 .and_then(|rest| rest.chars().next())
-                .is_some_and(|c| !c.is_whitespace())
+                .is_some_and(|c| !c.is_whitespace() && c != '/')
     }
 
     /// A heading: closes the section before it, opens its own.
@@ -431,11 +431,17 @@ impl<'a> Run<'a> {
 
     /// Estimated tokens of the whitespace between two units when they share a chunk: none for a
     /// single space (tokenizers fold it into the next word) or when the first unit's count already
-    /// covers it (`from == to`), one for anything else.
+    /// covers it (`from == to`), one for a line break or a blank line, and the counter's count for
+    /// anything longer.
+    ///
+    /// Long gaps must be counted, not guessed: items of a list nested hundreds deep are separated
+    /// by hundreds of spaces, and a guess of one token each made every chunk overflow at flush
+    /// and be recounted again and again.
     fn gap_tokens(&self, from: usize, to: usize) -> usize {
         match self.text.get(from..to) {
             Some("") | Some(" ") | None => 0,
-            Some(_) => 1,
+            Some(gap) if gap.len() <= 2 => 1,
+            Some(gap) => self.chunker.counter.count(gap).max(1),
         }
     }
 
@@ -460,7 +466,11 @@ impl<'a> Run<'a> {
                 let mut dropped = 0usize;
                 while self.pending.len() > 1 && dropped < excess {
                     if let Some(unit) = self.pending.pop() {
-                        dropped += unit.tokens + 1;
+                        let gap = self
+                            .pending
+                            .last()
+                            .map_or(1, |prev| self.gap_tokens(prev.until, unit.start));
+                        dropped += unit.tokens + gap.max(1);
                         returned.insert(0, unit);
                     }
                 }

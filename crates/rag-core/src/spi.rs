@@ -28,13 +28,15 @@ pub trait TokenCounter: Send + Sync {
     fn name(&self) -> &str;
 
     /// Whether counts add up across line starts: `count(a + b) == count(a) + count(b)` for every
-    /// `a` that ends with `'\n'` or `'\r'` and every `b` that starts with a character that is not
-    /// whitespace.
+    /// `a` that ends with `'\n'` or `'\r'` and every `b` that starts with a character that is
+    /// neither whitespace nor `'/'`.
     ///
     /// It holds for tokenizers that split text into pieces with a pre-tokenizer that always starts a
     /// piece there and then encode each piece on its own, as OpenAI's `cl100k_base` and
-    /// `o200k_base` do. A chunker uses it to take a chunk's exact count from counts of its
-    /// lines instead of counting the chunk again. The default, `false`, makes no promise.
+    /// `o200k_base` do. (`'/'` is excluded because `o200k_base` lets a run of punctuation swallow
+    /// the line breaks and slashes after it: `"!\n/"` is one piece.) A chunker uses it to take a
+    /// chunk's exact count from counts of its lines instead of counting the chunk again. The
+    /// default, `false`, makes no promise.
     fn splits_at_line_starts(&self) -> bool {
         false
     }
