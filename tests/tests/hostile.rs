@@ -485,3 +485,22 @@ fn fuzz_markdown_chunk_token_count_of_a_control_character_heading() {
     let bytes = b" e# \x00d\x16# ty filx\x00\x00\x00\n/no\x0bes, 1\r##--|-C";
     fuzz_case(DocumentType::Markdown, "o200k_base", 17, 4, bytes);
 }
+
+#[test]
+fn pinned_token_counts_that_overflow_are_refused_not_wrapped() {
+    // Regression: the packer sums pinned token counts with `+`. Two pinned chunks of
+    // usize::MAX and 2 tokens panic in a debug build ("attempt to add with overflow") and wrap to
+    // 1 token in a release build, which packs both into a budget of 10.
+    let mut huge = chunk("a", "x", 0.0);
+    huge.pinned = true;
+    huge.token_count = Some(usize::MAX);
+    let mut small = chunk("b", "y", 0.0);
+    small.pinned = true;
+    small.token_count = Some(2);
+    let result = std::panic::catch_unwind(|| pack(config(SelectionStrategy::Greedy), vec![huge, small], 10));
+    let result = result.unwrap_or_else(|_| panic!("the packer panicked on overflowing token counts"));
+    assert!(
+        matches!(result, Err(PackerError::PinnedOverBudget { .. })),
+        "{result:?}"
+    );
+}
