@@ -189,7 +189,9 @@ impl ContextPacker {
 
         // Stage 2: pinned chunks, in input order, before anything else.
         let (pinned, candidates): (Vec<ValidChunk>, Vec<ValidChunk>) = valid.into_iter().partition(|v| v.chunk.pinned);
-        let pinned_tokens: usize = pinned.iter().map(|v| v.tokens).sum();
+        // Saturating: token counts come from input, and a wrapped sum would let pinned chunks of
+        // absurd sizes through (a saturated sum is always over the budget, which is an i64).
+        let pinned_tokens = pinned.iter().fold(0usize, |sum, v| sum.saturating_add(v.tokens));
         if pinned_tokens > budget {
             return Err(PackerError::PinnedOverBudget { pinned_tokens, budget });
         }
