@@ -18,7 +18,8 @@ pub(crate) fn ci() -> Result<(), String> {
 
     // Broken intra-doc links and bad doc markup are errors, as in a docs.rs build.
     let mut doc = cargo();
-    doc.args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings");
+    doc.args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings");
     run(doc)?;
 
     contract()?;

@@ -59,7 +59,10 @@ fn clone_snapshot(bundle: &Path, db_parent: &Path) -> Result<(), String> {
     }
     std::fs::create_dir_all(db_parent).map_err(|e| format!("cannot create {}: {e}", db_parent.display()))?;
     let mut clone = Command::new("git");
-    clone.args(["-c", "init.defaultBranch=main", "clone", "--quiet"]).arg(bundle).arg(&db);
+    clone
+        .args(["-c", "init.defaultBranch=main", "clone", "--quiet"])
+        .arg(bundle)
+        .arg(&db);
     run(clone)
 }
 
