@@ -12,7 +12,6 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
 use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
-use rayon::prelude::*;
 
 use crate::output::excerpt;
 
@@ -208,13 +207,15 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     let progress = progress_bar(inputs.len());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    // Files are chunked in parallel a window at a time and written in argument order; the window
-    // keeps memory bounded by a few files' output, not the whole directory's.
-    let window = rayon::current_num_threads().max(1) * 4;
-    for batch in inputs.chunks(window) {
-        let results: Vec<anyhow::Result<Rendered>> =
-            batch.par_iter().map(|input| chunk_input(input, &settings)).collect();
-        for result in results {
+    // Files are chunked on all cores and written in argument order; at most four files per thread
+    // are in flight, so memory holds a few files' output, not the whole directory's.
+    let threads = rayon::current_num_threads().max(1);
+    crate::ordered::for_each_ordered(
+        &inputs,
+        threads,
+        threads * 4,
+        |input| chunk_input(input, &settings),
+        |result| -> anyhow::Result<()> {
             match result {
                 Ok(rendered) => rendered.write_to(&mut out)?,
                 Err(err) => {
@@ -226,8 +227,9 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             progress.inc(1);
-        }
-    }
+            Ok(())
+        },
+    )?;
     out.flush().context("writing to stdout")?;
     progress.finish_and_clear();
     Ok(if failures > 0 {

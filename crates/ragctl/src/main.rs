@@ -6,6 +6,7 @@
 
 mod chunk;
 mod demo;
+mod ordered;
 mod output;
 mod pack;
 mod telemetry;
