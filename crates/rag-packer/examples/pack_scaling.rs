@@ -12,10 +12,12 @@
 //! earlier chunk. The packer runs `knapsack` at an 8,000-token budget with near dedup at Jaccard
 //! 0.8 over 5-word shingles and conflict detection on. Printed per size: the median and minimum
 //! wall time of `pack_blocking` over several runs (the input clone is not timed), the median
-//! thread CPU time (from `/proc/thread-self/schedstat`; packing is single-threaded), and the ratio
-//! to the previous size. A separate line times `optimal` on 200 candidates at an 8,000-token room.
+//! CPU time of all threads (from `/proc/self/task/*/schedstat`: the per-text dedup pass runs on
+//! the rayon pool), and the ratio to the previous size. A separate line times `optimal` on 200 candidates at an 8,000-token room.
 //!
 //! `--jsonl N` writes N such chunks as JSON Lines to stdout instead (for timing `ragctl pack`).
+//! `--dump N` packs N such chunks once and writes the `PackedContext` as JSON to stdout, so that
+//! the output of two builds can be compared byte for byte.
 
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 
@@ -118,10 +120,15 @@ fn corpus(n: usize, seed: u64) -> Vec<Chunk> {
     chunks
 }
 
-/// This thread's CPU time so far, if the kernel reports it.
-fn thread_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+/// The CPU time of all this process's threads so far (the rayon workers included), if the
+/// kernel reports it: the sum over `/proc/self/task/*/schedstat`. Threads that ended are not
+/// counted, but rayon's workers live as long as the process.
+fn process_cpu() -> Option<Duration> {
+    let mut nanos = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
     Some(Duration::from_nanos(nanos))
 }
 
@@ -155,11 +162,11 @@ fn time_pack(packer: &ContextPacker, chunks: &[Chunk], budget: i64, runs: usize)
     let (mut out, mut dedup) = (0, 0);
     for _ in 0..runs {
         let input = chunks.to_vec();
-        let cpu0 = thread_cpu();
+        let cpu0 = process_cpu();
         let start = Instant::now();
         let packed = packer.pack_blocking(&ctx, input, budget).unwrap();
         walls.push(start.elapsed());
-        if let (Some(a), Some(b)) = (cpu0, thread_cpu()) {
+        if let (Some(a), Some(b)) = (cpu0, process_cpu()) {
             cpus.push(b - a);
         }
         (out, dedup) = (packed.chunks.len(), packed.dropped_dedup());
@@ -211,12 +218,14 @@ fn main() {
     let mut sizes = Vec::new();
     let mut runs = 7;
     let mut jsonl = None;
+    let mut dump = None;
     let mut stages = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
             "--jsonl" => jsonl = args.next().and_then(|v| v.parse().ok()),
+            "--dump" => dump = args.next().and_then(|v| v.parse().ok()),
             "--stages" => stages = true,
             size => sizes.push(size.parse::<usize>().expect("a number of candidates")),
         }
@@ -244,6 +253,14 @@ fn main() {
         ..PackerConfig::default()
     })
     .unwrap();
+    if let Some(n) = dump {
+        let packed = packer
+            .pack_blocking(&RequestContext::local("bench"), corpus(n, 42), 8_000)
+            .unwrap();
+        serde_json::to_writer(std::io::stdout().lock(), &packed).unwrap();
+        println!();
+        return;
+    }
     println!("knapsack, budget 8000, jaccard 0.8, shingles 5, conflicts on; {runs} runs per size");
     println!(
         "{:>10} {:>11} {:>9} {:>11} {:>13} {:>8} {:>9}",

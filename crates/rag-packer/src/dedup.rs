@@ -24,11 +24,13 @@
 //! from the representative's (an exact duplicate of it if it was kept, otherwise the same near
 //! duplicate verdict; see [`jaccard_dedup`]).
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 use rag_core::PackerError;
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 /// One normalised word, as [`for_each_word`] yields it.
@@ -317,7 +319,7 @@ pub enum DedupVerdict {
 /// );
 /// ```
 pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
-    let representative = group_equal_texts(texts, None);
+    let representative = group_equal_texts(texts, &analyse(texts, None));
     (0..texts.len())
         .map(|i| match representative[i] {
             Some(first) if first != i && i >= anchors => DedupVerdict::ExactDuplicate { of: first },
@@ -357,10 +359,12 @@ pub fn jaccard_dedup(
     shingle_size: usize,
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
-    let total_bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
-    let mut sets = ShingleSets::with_capacity(shingle_size, texts.len(), total_bytes);
-    let representative = group_equal_texts(texts, Some(&mut sets));
-    let mut index = PrefixIndex::new(threshold, &sets, texts.len());
+    let mut sets = ShingleSets {
+        blocks: analyse(texts, Some(shingle_size)),
+    };
+    let representative = group_equal_texts(texts, &sets.blocks);
+    sets.move_prefixes_first(threshold);
+    let mut index = PrefixIndex::new(threshold, sets.len(), texts.len());
     let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(texts.len());
     for (i, &first) in representative.iter().enumerate() {
         let verdict = match first {
@@ -373,14 +377,18 @@ pub fn jaccard_dedup(
                 near => near,
             },
             Some(_) => {
-                index.load_prefix(i);
-                let found = if i < anchors { None } else { index.first_match(i) };
-                match found {
-                    Some((of, similarity)) => DedupVerdict::NearDuplicate { of, similarity },
-                    None => {
-                        index.insert_prefix(i);
-                        DedupVerdict::Kept
+                let set = sets.set(i);
+                let prefix = &set[..prefix_len(threshold, set.len())];
+                // Indexed before it is known to be kept: one hash lookup per token both finds the
+                // earlier texts sharing it and files this one; a text found to be a duplicate
+                // (about one in ten) is taken out again.
+                let mark = index.insert(i, prefix, i >= anchors);
+                match index.first_match(&sets, set) {
+                    Some((of, similarity)) => {
+                        index.retract(prefix, mark);
+                        DedupVerdict::NearDuplicate { of, similarity }
                     }
+                    None => DedupVerdict::Kept,
                 }
             }
         };
@@ -404,28 +412,137 @@ pub(crate) fn check_near_config(threshold: f64, shingle_size: usize) -> Result<(
     Ok(())
 }
 
-/// Reads every text once and groups equal normalised texts: returns, per text, the first text with
-/// the same normalised text (itself if none came before), or `None` for a `None` text. With
-/// `sets`, each group's first text is shingled into it (the others get an empty set).
-fn group_equal_texts(texts: &[Option<&str>], mut sets: Option<&mut ShingleSets>) -> Vec<Option<usize>> {
+/// Texts per unit of work of the per-text pass. Blocks are cut by position, never by which thread
+/// runs them, and each block's result depends only on its texts, so the result is the same
+/// whatever the scheduling (and the same as on one thread).
+const BLOCK_TEXTS: usize = 128;
+
+/// Below this much text the per-text pass stays on the calling thread: handing out the work would
+/// cost about as much as it saves.
+const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+
+/// What the per-text pass found for a block of [`BLOCK_TEXTS`] consecutive texts.
+struct Block {
+    /// Per text, the key of its normalised word sequence (see [`sequence_key`]); `None` for a
+    /// `None` text.
+    keys: Vec<Option<u64>>,
+    /// With shingling, the shingle sets of the block's texts (as hashes), one after the other.
+    tokens: Vec<u64>,
+    /// With shingling, per text, where its set ends in `tokens`.
+    ends: Vec<usize>,
+}
+
+impl Block {
+    fn range(&self, local: usize) -> Range<usize> {
+        let start = match local.checked_sub(1) {
+            Some(previous) => self.ends[previous],
+            None => 0,
+        };
+        start..self.ends[local]
+    }
+}
+
+/// Buffers the per-text pass reuses from text to text, one set per worker.
+#[derive(Default)]
+struct Scratch {
+    words: Vec<u64>,
+    lower: String,
+    bits: Vec<u64>,
+    /// Removes repeated shingles within one text.
+    seen: TokenSet,
+}
+
+/// The per-text pass: reads each text once, hashing its normalised words, and derives its
+/// sequence key and (with `shingle_size`) its shingle set. Texts are independent, so large inputs
+/// are spread over the rayon pool, a block of texts per task.
+fn analyse(texts: &[Option<&str>], shingle_size: Option<usize>) -> Vec<Block> {
+    let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+    if bytes < PARALLEL_MIN_BYTES {
+        let mut scratch = Scratch::default();
+        texts
+            .chunks(BLOCK_TEXTS)
+            .map(|block| analyse_block(block, shingle_size, &mut scratch))
+            .collect()
+    } else {
+        texts
+            .par_chunks(BLOCK_TEXTS)
+            .map_init(Scratch::default, |scratch, block| {
+                analyse_block(block, shingle_size, scratch)
+            })
+            .collect()
+    }
+}
+
+fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &mut Scratch) -> Block {
+    let Scratch {
+        words,
+        lower,
+        bits,
+        seen,
+    } = scratch;
+    let mut block = Block {
+        keys: Vec::with_capacity(texts.len()),
+        tokens: Vec::new(),
+        ends: Vec::new(),
+    };
+    if shingle_size.is_some() {
+        // About one shingle per word and a word per six bytes.
+        let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+        block.tokens.reserve(bytes / 6);
+        block.ends.reserve(texts.len());
+    }
+    for text in texts {
+        match text {
+            None => block.keys.push(None),
+            Some(text) => {
+                words.clear();
+                for_each_word(text, lower, bits, |word| words.push(hash_word(word)));
+                block.keys.push(Some(sequence_key(words)));
+                if let Some(size) = shingle_size {
+                    push_shingles(words, size, seen, &mut block.tokens);
+                }
+            }
+        }
+        if shingle_size.is_some() {
+            block.ends.push(block.tokens.len());
+        }
+    }
+    block
+}
+
+/// Appends the distinct shingle hashes of a text given as its word hashes, in order of first
+/// occurrence.
+fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut Vec<u64>) {
+    if words.is_empty() {
+        return;
+    }
+    let window = size.min(words.len());
+    seen.clear(words.len() - window + 1);
+    for w in words.windows(window) {
+        let shingle = finish(
+            w.iter()
+                .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
+        );
+        if seen.insert(shingle) {
+            tokens.push(shingle);
+        }
+    }
+}
+
+/// Groups equal normalised texts by the keys of the per-text pass: returns, per text, the first
+/// text with the same normalised text (itself if none came before), or `None` for a `None` text.
+fn group_equal_texts(texts: &[Option<&str>], blocks: &[Block]) -> Vec<Option<usize>> {
     let mut groups: HashMap<u64, usize, BuildHasherDefault<PremixedHasher>> =
         HashMap::with_capacity_and_hasher(texts.len(), BuildHasherDefault::default());
     // Representatives that share a key, chained: almost always a chain of one.
     let mut same_key: Vec<usize> = vec![usize::MAX; texts.len()];
     let mut representative = Vec::with_capacity(texts.len());
-    let mut words: Vec<u64> = Vec::new();
-    let (mut scratch, mut bits) = (String::new(), Vec::new());
-    for (i, text) in texts.iter().enumerate() {
-        let Some(text) = text else {
+    let keys = blocks.iter().flat_map(|block| &block.keys);
+    for (i, (text, key)) in texts.iter().zip(keys).enumerate() {
+        let (Some(text), Some(key)) = (text, *key) else {
             representative.push(None);
-            if let Some(sets) = sets.as_deref_mut() {
-                sets.push_empty();
-            }
             continue;
         };
-        words.clear();
-        for_each_word(text, &mut scratch, &mut bits, |word| words.push(hash_word(word)));
-        let key = sequence_key(&words);
         let mut first = i;
         match groups.get(&key) {
             None => {
@@ -449,13 +566,6 @@ fn group_equal_texts(texts: &[Option<&str>], mut sets: Option<&mut ShingleSets>)
             }
         }
         representative.push(Some(first));
-        if let Some(sets) = sets.as_deref_mut() {
-            if first == i {
-                sets.push(&words);
-            } else {
-                sets.push_empty();
-            }
-        }
     }
     representative
 }
@@ -468,80 +578,110 @@ fn sequence_key(words: &[u64]) -> u64 {
     finish(h)
 }
 
-/// The shingle sets of every text, as 64-bit shingle hashes, in one flat arena.
+/// The shingle sets of every text, as 64-bit shingle hashes, in the blocks of the per-text pass.
 ///
 /// Shingles are compared by these hashes, not by their text. Two different shingles collide with
 /// probability 2^-64 per pair, so among a million distinct shingles the chance that any collision
 /// exists at all is about 3 in 100 million; a collision could shift one similarity by one shingle.
 ///
-/// Also counts, in a small sketch, how often each shingle occurs across all sets: prefix filtering
-/// needs one global order of shingles, and rarest first keeps the indexed prefixes, and so the
-/// posting lists probed, short. Exact frequencies would need a table of every distinct shingle;
-/// the estimate is enough because *any* order is correct as long as it is the same for every text,
-/// and (estimated count, hash) is.
+/// A set is stored in no particular order except that, once [`move_prefixes_first`]
+/// (Self::move_prefixes_first) has run, its prefix (see [`prefix_len`]) comes first.
 struct ShingleSets {
-    size: usize,
-    tokens: Vec<u64>,
-    ranges: Vec<Range<usize>>,
-    /// Saturating occurrence counts per bucket of shingle hashes.
-    counts: Vec<u16>,
-    mask: u64,
-    /// Removes repeated shingles within one text.
-    seen: TokenSet,
+    blocks: Vec<Block>,
 }
 
 impl ShingleSets {
-    fn with_capacity(size: usize, texts: usize, total_bytes: usize) -> Self {
-        // About one shingle per word and a word per six bytes. The sketch stays within 512 KiB so
-        // that it lives in the L2 cache: a larger one made every count and every lookup a cache
-        // miss, which cost more than the whole index. With 16-bit counters, a shingle that occurs
-        // much more often than the sketch's background noise still sorts last, which is what keeps
-        // posting lists short.
-        let expected = total_bytes / 6;
-        let buckets = (expected / 4).next_power_of_two().clamp(1 << 10, 1 << 18);
-        Self {
-            size,
-            tokens: Vec::with_capacity(expected),
-            ranges: Vec::with_capacity(texts),
-            counts: vec![0; buckets],
-            mask: (buckets - 1) as u64,
-            seen: TokenSet::default(),
-        }
+    fn set(&self, text: usize) -> &[u64] {
+        let block = &self.blocks[text / BLOCK_TEXTS];
+        &block.tokens[block.range(text % BLOCK_TEXTS)]
     }
 
-    fn push_empty(&mut self) {
-        let end = self.tokens.len();
-        self.ranges.push(end..end);
+    /// The number of shingles over all sets.
+    fn len(&self) -> usize {
+        self.blocks.iter().map(|b| b.tokens.len()).sum()
     }
 
-    /// Adds the shingle set of a text given as its word hashes.
-    fn push(&mut self, words: &[u64]) {
-        let start = self.tokens.len();
-        if !words.is_empty() {
-            let window = self.size.min(words.len());
-            self.seen.clear(words.len() - window + 1);
-            for w in words.windows(window) {
-                let shingle = finish(
-                    w.iter()
-                        .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
-                );
-                if self.seen.insert(shingle) {
-                    self.tokens.push(shingle);
+    /// Reorders every set so that its prefix in the global order of [`Rarity`] comes first.
+    ///
+    /// Prefix filtering needs one global order of shingles, and rarest first keeps the indexed
+    /// prefixes, and so the posting lists probed, short: in hash order, the shingles of a
+    /// boilerplate sentence land in a fifth of all prefixes and the index degrades to all pairs
+    /// (measured: 20 times slower at 10,000 texts). Sets are independent, so this runs in parallel.
+    fn move_prefixes_first(&mut self, threshold: f64) {
+        let rarity = Rarity::count(&self.blocks);
+        let arrange = |keys: &mut Vec<u128>, block: &mut Block| {
+            for local in 0..block.ends.len() {
+                let range = block.range(local);
+                let set = &mut block.tokens[range];
+                let p = prefix_len(threshold, set.len());
+                if p >= set.len() {
+                    continue;
+                }
+                keys.clear();
+                keys.extend(set.iter().map(|&t| rarity.order_key(t)));
+                keys.select_nth_unstable(p);
+                // The low 64 bits of a key are the token itself.
+                for (slot, &key) in set.iter_mut().zip(keys.iter()) {
+                    *slot = key as u64;
                 }
             }
-            // Counted in a loop of its own: the sketch is larger than the L2 cache, and a
-            // branch-free loop of independent increments lets the misses overlap.
-            let (counts, mask) = (&mut self.counts, self.mask);
-            for &shingle in &self.tokens[start..] {
+        };
+        if self.len() < PARALLEL_MIN_BYTES / 6 {
+            let mut keys = Vec::new();
+            self.blocks.iter_mut().for_each(|block| arrange(&mut keys, block));
+        } else {
+            self.blocks
+                .par_iter_mut()
+                .for_each_init(Vec::new, |keys, block| arrange(keys, block));
+        }
+    }
+}
+
+/// How often each shingle occurs across all sets, estimated in a small sketch: it defines the
+/// global order of prefix filtering, rarer first.
+///
+/// Exact frequencies would need a table of every distinct shingle; the estimate is enough because
+/// *any* order is correct as long as it is the same for every text, and (estimated count, hash) is.
+/// The counts saturate, and a saturating sum of non-negative counts is the same in any order, so
+/// counting in parallel gives the same sketch as counting on one thread.
+struct Rarity {
+    counts: Vec<u16>,
+    mask: u64,
+}
+
+impl Rarity {
+    fn count(blocks: &[Block]) -> Self {
+        let shingles: usize = blocks.iter().map(|b| b.tokens.len()).sum();
+        // The sketch stays within 512 KiB so that it lives in the L2 cache: a larger one made every
+        // count and every lookup a cache miss. With 16-bit counters, a shingle that occurs much
+        // more often than the sketch's background noise still sorts last, which is what keeps
+        // posting lists short.
+        let buckets = (shingles / 4).next_power_of_two().clamp(1 << 10, 1 << 18);
+        let mask = (buckets - 1) as u64;
+        let count_into = |mut counts: Vec<u16>, group: &[Block]| {
+            for &shingle in group.iter().flat_map(|b| &b.tokens) {
                 let bucket = &mut counts[(shingle & mask) as usize];
                 *bucket = bucket.saturating_add(1);
             }
-        }
-        self.ranges.push(start..self.tokens.len());
-    }
-
-    fn set(&self, text: usize) -> &[u64] {
-        &self.tokens[self.ranges[text].clone()]
+            counts
+        };
+        let counts = if shingles < PARALLEL_MIN_BYTES / 6 {
+            count_into(vec![0; buckets], blocks)
+        } else {
+            // One sketch per worker, summed: more would cost more to zero and add than to count.
+            let per_group = blocks.len().div_ceil(rayon::current_num_threads()).max(1);
+            blocks
+                .par_chunks(per_group)
+                .map(|group| count_into(vec![0; buckets], group))
+                .reduce_with(|mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x = x.saturating_add(y);
+                    }
+                    a
+                })
+                .unwrap_or_else(|| vec![0; buckets])
+        };
+        Self { counts, mask }
     }
 
     /// The position of `token` in the global order, as a sortable key: rarer first, then by hash.
@@ -693,9 +833,8 @@ impl Hasher for PremixedHasher {
 
 /// The inverted index over the prefixes of kept shingle sets (see [`prefix_len`]): indexing only
 /// prefixes and probing with the query's prefix misses no pair that reaches the threshold.
-struct PrefixIndex<'s> {
+struct PrefixIndex {
     threshold: f64,
-    sets: &'s ShingleSets,
     /// Per token, the latest posting; postings of one token are chained through `next`. Most
     /// prefix tokens occur in one text only, so a chain avoids a vector per token.
     head: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
@@ -705,72 +844,47 @@ struct PrefixIndex<'s> {
     seen_by: Vec<u32>,
     proposals: Vec<u32>,
     query: u32,
-    /// The current text's prefix, in no particular order.
-    prefix: Vec<u64>,
-    keys: Vec<u128>,
     /// The current text's full set, filled only when a proposal needs verifying.
     query_set: TokenSet,
 }
 
 const END: u32 = u32::MAX;
 
-impl<'s> PrefixIndex<'s> {
-    fn new(threshold: f64, sets: &'s ShingleSets, texts: usize) -> Self {
+impl PrefixIndex {
+    fn new(threshold: f64, shingles: usize, texts: usize) -> Self {
         // Kept texts index about (1 - threshold) of their shingles.
-        let expected = ((sets.tokens.len() as f64) * (1.0 - threshold)) as usize + texts;
+        let expected = ((shingles as f64) * (1.0 - threshold)) as usize + texts;
         Self {
             threshold,
-            sets,
             head: HashMap::with_capacity_and_hasher(expected, BuildHasherDefault::default()),
             posting_text: Vec::with_capacity(expected),
             next: Vec::with_capacity(expected),
             seen_by: vec![u32::MAX; texts],
             proposals: Vec::new(),
             query: 0,
-            prefix: Vec::new(),
-            keys: Vec::new(),
             query_set: TokenSet::default(),
         }
     }
 
-    /// Computes the prefix of `text`: its `prefix_len` first tokens in the global order.
-    fn load_prefix(&mut self, text: usize) {
-        let set = self.sets.set(text);
-        let p = prefix_len(self.threshold, set.len());
-        self.prefix.clear();
-        if p >= set.len() {
-            self.prefix.extend_from_slice(set);
-            return;
-        }
-        self.keys.clear();
-        let sets = self.sets;
-        self.keys.extend(set.iter().map(|&t| sets.order_key(t)));
-        self.keys.select_nth_unstable(p);
-        // The low 64 bits of a key are the token itself.
-        self.prefix.extend(self.keys[..p].iter().map(|&k| k as u64));
-    }
-
-    /// Indexes the loaded prefix as that of `text`, which was kept.
-    fn insert_prefix(&mut self, text: usize) {
-        for &token in &self.prefix {
-            let node = self.posting_text.len() as u32;
-            self.posting_text.push(text as u32);
-            let previous = self.head.insert(token, node).unwrap_or(END);
-            self.next.push(previous);
-        }
-    }
-
-    /// The first kept text (smallest index) whose similarity with `text` reaches the threshold,
-    /// `text`'s prefix being loaded.
-    fn first_match(&mut self, text: usize) -> Option<(usize, f64)> {
-        let set = self.sets.set(text);
-        if set.is_empty() {
-            return None;
-        }
+    /// Indexes `prefix` as that of `text`; with `propose`, also collects the earlier texts that
+    /// share one of its tokens as this query's proposals. Returns the mark to
+    /// [`retract`](Self::retract) it with.
+    fn insert(&mut self, text: usize, prefix: &[u64], propose: bool) -> usize {
+        let mark = self.posting_text.len();
         self.query = self.query.wrapping_add(1);
         self.proposals.clear();
-        for token in &self.prefix {
-            let mut node = self.head.get(token).copied().unwrap_or(END);
+        for &token in prefix {
+            let node = self.posting_text.len() as u32;
+            self.posting_text.push(text as u32);
+            let previous = match self.head.entry(token) {
+                Entry::Occupied(mut entry) => std::mem::replace(entry.get_mut(), node),
+                Entry::Vacant(entry) => {
+                    entry.insert(node);
+                    END
+                }
+            };
+            self.next.push(previous);
+            let mut node = if propose { previous } else { END };
             while node != END {
                 let other = self.posting_text[node as usize];
                 let seen = &mut self.seen_by[other as usize];
@@ -781,13 +895,32 @@ impl<'s> PrefixIndex<'s> {
                 node = self.next[node as usize];
             }
         }
-        if self.proposals.is_empty() {
+        mark
+    }
+
+    /// Takes out the postings of the last [`insert`](Self::insert), given its `prefix` and mark:
+    /// they head their chains, so each chain is restored to what it was.
+    fn retract(&mut self, prefix: &[u64], mark: usize) {
+        for (&token, &previous) in prefix.iter().zip(&self.next[mark..]) {
+            if previous == END {
+                self.head.remove(&token);
+            } else if let Some(head) = self.head.get_mut(&token) {
+                *head = previous;
+            }
+        }
+        self.posting_text.truncate(mark);
+        self.next.truncate(mark);
+    }
+
+    /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
+    fn first_match(&mut self, sets: &ShingleSets, set: &[u64]) -> Option<(usize, f64)> {
+        if set.is_empty() || self.proposals.is_empty() {
             return None;
         }
         self.proposals.sort_unstable();
         let mut query_loaded = false;
         for &other in &self.proposals {
-            let other_set = self.sets.set(other as usize);
+            let other_set = sets.set(other as usize);
             let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
                 continue;
             };
@@ -1033,6 +1166,56 @@ mod tests {
             err.to_string(),
             "invalid packer configuration: shingle size must be at least 1"
         );
+    }
+
+    #[test]
+    fn the_parallel_pass_equals_the_all_pairs_definition() {
+        // Enough text to cross PARALLEL_MIN_BYTES, so blocks are analysed on the rayon pool: a few
+        // base texts, each repeated with a growing number of words replaced, so similarities
+        // spread around the threshold, plus exact copies (some in a different case) and `None`s.
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let bases: Vec<Vec<String>> = (0..12)
+            .map(|_| (0..160).map(|_| format!("w{}", next() % 5_000)).collect())
+            .collect();
+        let mut texts: Vec<Option<String>> = Vec::new();
+        for i in 0..360 {
+            let mut words = bases[i % bases.len()].clone();
+            for _ in 0..(i / bases.len()) % 15 {
+                let at = (next() % words.len() as u64) as usize;
+                words[at] = format!("new{}", next() % 100);
+            }
+            let text = words.join(" ");
+            let previous = texts.last().cloned().flatten();
+            texts.push(match i % 29 {
+                0 => None,
+                7 => previous.map(|t| t.to_uppercase()),
+                13 => previous,
+                _ => Some(text),
+            });
+        }
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        assert!(refs.iter().flatten().map(|t| t.len()).sum::<usize>() > PARALLEL_MIN_BYTES);
+        for (anchors, threshold, size) in [(0, 0.8, 5), (3, 0.9, 3), (0, 0.5, 1)] {
+            let verdicts = jaccard_dedup(&refs, anchors, threshold, size).unwrap();
+            assert!(verdicts.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+            assert!(
+                verdicts
+                    .iter()
+                    .any(|v| matches!(v, DedupVerdict::ExactDuplicate { .. }))
+            );
+            assert_eq!(
+                verdicts,
+                all_pairs(&refs, anchors, threshold, size),
+                "{threshold} {size}"
+            );
+            assert_eq!(hash_dedup(&refs, anchors), all_pairs(&refs, anchors, 2.0, size));
+        }
     }
 
     fn small_text() -> impl Strategy<Value = Option<String>> {
