@@ -25,15 +25,24 @@ pub fn rank_order(chunks: &[Chunk]) -> Vec<usize> {
 }
 
 /// The ranking over any indexable input: `key(i)` gives item `i`'s score and id.
+///
+/// The keys are read once into a compact vector and sorted there: comparing through `key` would
+/// reach into the items (large structs, scattered in memory) on every comparison. The position
+/// breaks the remaining ties, so the unstable sort orders exactly as a stable one would.
 pub(crate) fn rank_by<'a>(len: usize, key: impl Fn(usize) -> (f64, &'a ChunkId)) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..len).collect();
-    order.sort_by(|&a, &b| {
-        let ((score_a, id_a), (score_b, id_b)) = (key(a), key(b));
+    let mut keyed: Vec<(f64, &'a str, usize)> = (0..len)
+        .map(|i| {
+            let (score, id) = key(i);
+            (score, id.as_str(), i)
+        })
+        .collect();
+    keyed.sort_unstable_by(|(score_a, id_a, a), (score_b, id_b, b)| {
         // Scores are finite here, so `partial_cmp` is total; unlike `total_cmp` it ties -0.0 with 0.0.
         score_b
-            .partial_cmp(&score_a)
+            .partial_cmp(score_a)
             .unwrap_or(Ordering::Equal)
             .then_with(|| id_a.cmp(id_b))
+            .then(a.cmp(b))
     });
-    order
+    keyed.into_iter().map(|(_, _, i)| i).collect()
 }
