@@ -125,27 +125,33 @@ struct Settings {
     stdin: Option<Vec<u8>>,
 }
 
-/// The output of one file, made off the main thread and written on it, in input order.
+/// The output of one file, made by a worker and written in input order by the main thread, so
+/// that the writer does nothing but copy bytes.
 enum Rendered {
     /// The text format: a summary, rendered.
     Text(String),
-    /// The JSONL format: the chunks, serialised as they are written, so that the JSON text of a
-    /// large file never sits in memory next to its chunks.
-    Chunks(Vec<Chunk>),
+    /// The JSONL format, serialised.
+    Jsonl(Vec<u8>),
 }
 
 impl Rendered {
-    fn write_to(self, out: &mut impl Write) -> anyhow::Result<()> {
-        match self {
-            Self::Text(text) => out.write_all(text.as_bytes()).context("writing to stdout"),
-            Self::Chunks(chunks) => {
-                for chunk in chunks {
-                    serde_json::to_writer(&mut *out, &chunk).context("writing to stdout")?;
-                    out.write_all(b"\n").context("writing to stdout")?;
-                }
-                Ok(())
-            }
+    /// Serialises `chunks` one by one, freeing each once written, so the JSON text of a large
+    /// file never sits in memory next to all of its chunks.
+    fn jsonl(chunks: Vec<Chunk>) -> serde_json::Result<Self> {
+        let mut buf = Vec::with_capacity(chunks.iter().map(|c| c.content().map_or(0, str::len) + 256).sum());
+        for chunk in chunks {
+            serde_json::to_writer(&mut buf, &chunk)?;
+            buf.push(b'\n');
         }
+        Ok(Self::Jsonl(buf))
+    }
+
+    fn write_to(self, out: &mut impl Write) -> anyhow::Result<()> {
+        let bytes = match &self {
+            Self::Text(text) => text.as_bytes(),
+            Self::Jsonl(json) => json.as_slice(),
+        };
+        out.write_all(bytes).context("writing to stdout")
     }
 }
 
@@ -337,7 +343,7 @@ fn chunk_traced(input: &Input, uri: &str, settings: &Settings, span: &tracing::S
     span.record("rag.chunk.blocks", blocks as i64);
     span.record("rag.chunk.chunks", chunks.len() as i64);
     Ok(match settings.format {
-        ChunkFormat::Jsonl => Rendered::Chunks(chunks),
+        ChunkFormat::Jsonl => Rendered::jsonl(chunks).with_context(|| format!("{uri}: writing JSON"))?,
         ChunkFormat::Text => Rendered::Text(render_text(uri, doc_type, blocks, &chunks, settings)),
     })
 }
