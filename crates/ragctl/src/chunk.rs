@@ -125,20 +125,28 @@ struct Settings {
     stdin: Option<Vec<u8>>,
 }
 
-/// The output of one file, made by a worker and written in input order by the main thread, so
-/// that the writer does nothing but copy bytes.
+/// The output of one file, made by a worker and written in input order by the main thread.
 enum Rendered {
     /// The text format: a summary, rendered.
     Text(String),
-    /// The JSONL format, serialised.
+    /// The JSONL format of a file of ordinary size, serialised by the worker, so that the writer
+    /// does nothing but copy bytes and the workers scale.
     Jsonl(Vec<u8>),
+    /// The JSONL format of a large file, serialised as it is written, so that its JSON text never
+    /// sits in memory next to its chunks.
+    Chunks(Vec<Chunk>),
 }
 
+/// Above this much chunk content, a file's JSONL is serialised by the writer, chunk by chunk.
+const SERIALISE_IN_WORKER_LIMIT: usize = 8 << 20;
+
 impl Rendered {
-    /// Serialises `chunks` one by one, freeing each once written, so the JSON text of a large
-    /// file never sits in memory next to all of its chunks.
     fn jsonl(chunks: Vec<Chunk>) -> serde_json::Result<Self> {
-        let mut buf = Vec::with_capacity(chunks.iter().map(|c| c.content().map_or(0, str::len) + 256).sum());
+        let content: usize = chunks.iter().map(|c| c.content().map_or(0, str::len)).sum();
+        if content > SERIALISE_IN_WORKER_LIMIT {
+            return Ok(Self::Chunks(chunks));
+        }
+        let mut buf = Vec::with_capacity(content + content / 16 + chunks.len() * 320);
         for chunk in chunks {
             serde_json::to_writer(&mut buf, &chunk)?;
             buf.push(b'\n');
@@ -147,11 +155,17 @@ impl Rendered {
     }
 
     fn write_to(self, out: &mut impl Write) -> anyhow::Result<()> {
-        let bytes = match &self {
-            Self::Text(text) => text.as_bytes(),
-            Self::Jsonl(json) => json.as_slice(),
-        };
-        out.write_all(bytes).context("writing to stdout")
+        match self {
+            Self::Text(text) => out.write_all(text.as_bytes()).context("writing to stdout"),
+            Self::Jsonl(json) => out.write_all(&json).context("writing to stdout"),
+            Self::Chunks(chunks) => {
+                for chunk in chunks {
+                    serde_json::to_writer(&mut *out, &chunk).context("writing to stdout")?;
+                    out.write_all(b"\n").context("writing to stdout")?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 
