@@ -44,8 +44,8 @@
 //! let parsed = ParsedDocument {
 //!     document: Document { id: "d".into(), corpus_id: "c".into(), source_uri: "mem".into(), text },
 //!     blocks: vec![
-//!         Block::new(BlockType::Paragraph, "Hello.", Span::new(0, 6)),
-//!         Block::new(BlockType::Paragraph, "World.", Span::new(8, 14)),
+//!         Block::new(BlockType::Paragraph, Span::new(0, 6)),
+//!         Block::new(BlockType::Paragraph, Span::new(8, 14)),
 //!     ],
 //! };
 //! let report = check_chunker(&OnePerBlock, &RequestContext::local("t"), &parsed, None);

@@ -144,18 +144,10 @@ fn fixture() -> (RequestContext, ParsedDocument) {
         },
         blocks: vec![
             Block::heading(h(1), "Guide", find("# Guide")),
-            Block::new(
-                BlockType::Paragraph,
-                "Install the tool first.",
-                find("Install the tool first."),
-            ),
+            Block::new(BlockType::Paragraph, find("Install the tool first.")),
             Block::heading(h(2), "Usage", find("## Usage")),
-            Block::new(BlockType::Paragraph, "Run it with care.", find("Run it with care.")),
-            Block::new(
-                BlockType::Paragraph,
-                "More words here and there.",
-                find("More words here and there."),
-            ),
+            Block::new(BlockType::Paragraph, find("Run it with care.")),
+            Block::new(BlockType::Paragraph, find("More words here and there.")),
         ],
     };
     let ctx = RequestContext::new(

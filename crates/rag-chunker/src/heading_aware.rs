@@ -56,7 +56,7 @@ const MIN_COUNT_WINDOW: usize = 16 * 1024;
 ///     document: Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text },
 ///     blocks: vec![
 ///         Block::heading(HeadingLevel::H1, "Setup", Span::new(0, 7)),
-///         Block::new(BlockType::Paragraph, "Install it.", Span::new(9, 20)),
+///         Block::new(BlockType::Paragraph, Span::new(9, 20)),
 ///     ],
 /// };
 /// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
@@ -126,6 +126,39 @@ impl HeadingAwareChunker {
     /// Blocks must lie inside the text on character boundaries and must not overlap or go
     /// backwards: otherwise the error names the block.
     pub fn chunk_document(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError> {
+        let mut chunks = Vec::new();
+        self.chunk_document_each(ctx, parsed, &mut |chunk| chunks.push(chunk))?;
+        Ok(chunks)
+    }
+
+    /// Like [`chunk_document`](Self::chunk_document), but hands each chunk to `sink` as soon as it
+    /// is complete, in order, instead of collecting them: a caller that writes chunks out (or
+    /// embeds them) never holds a large document's chunks all at once.
+    ///
+    /// On error, the chunks already handed over stay valid; the document's remaining chunks are
+    /// not produced.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+    /// use rag_core::{RequestContext, SourceBytes};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let text = b"# Setup\n\nInstall it.\n";
+    /// let source = SourceBytes { document_id: &"d".into(), corpus_id: &"c".into(), source_uri: "d.md", bytes: text };
+    /// let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+    /// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
+    /// let mut positions = Vec::new();
+    /// chunker.chunk_document_each(&ctx, &parsed, &mut |chunk| positions.push(chunk.position))?;
+    /// assert_eq!(positions, [0, 1]);
+    /// # Ok::<(), rag_core::Error>(())
+    /// ```
+    pub fn chunk_document_each(
+        &self,
+        ctx: &RequestContext,
+        parsed: &ParsedDocument,
+        sink: &mut dyn FnMut(Chunk),
+    ) -> Result<(), ChunkError> {
         let _span = tracing::debug_span!(
             "chunk_document",
             document_id = %parsed.document.id,
@@ -133,7 +166,7 @@ impl HeadingAwareChunker {
         )
         .entered();
         validate_blocks(parsed)?;
-        let mut run = Run::new(self, ctx, parsed);
+        let mut run = Run::new(self, ctx, parsed, sink);
         let blocks: Vec<(usize, Range<usize>)> = parsed
             .blocks
             .iter()
@@ -155,7 +188,8 @@ impl HeadingAwareChunker {
                     block_index: index,
                     message: "heading block has no level".into(),
                 })?;
-                run.heading(level.get(), block.text.trim(), range)?;
+                let title = parsed.block_text(block).unwrap_or_default();
+                run.heading(level.get(), title.trim(), range)?;
             } else {
                 let kind = if block.block_type == BlockType::Code {
                     Split::Lines
@@ -168,8 +202,8 @@ impl HeadingAwareChunker {
             }
         }
         run.end_section()?;
-        tracing::debug!(chunks = run.chunks.len() as i64, "chunked");
-        Ok(run.chunks)
+        tracing::debug!(chunks = run.emitted as i64, "chunked");
+        Ok(())
     }
 }
 
@@ -286,7 +320,9 @@ struct Run<'a> {
     count_window: usize,
     /// Bytes per token seen in the last hard split, the first guess for the next one.
     bytes_per_token: f64,
-    chunks: Vec<Chunk>,
+    /// Where finished chunks go, and how many went there (the next chunk's position).
+    sink: &'a mut dyn FnMut(Chunk),
+    emitted: usize,
     headings: Vec<Frame>,
     /// Units of the body chunk being built, and the estimate of its tokens (overlap included).
     pending: Vec<Unit>,
@@ -298,7 +334,12 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(chunker: &'a HeadingAwareChunker, ctx: &'a RequestContext, parsed: &'a ParsedDocument) -> Self {
+    fn new(
+        chunker: &'a HeadingAwareChunker,
+        ctx: &'a RequestContext,
+        parsed: &'a ParsedDocument,
+        sink: &'a mut dyn FnMut(Chunk),
+    ) -> Self {
         Self {
             chunker,
             ctx,
@@ -307,7 +348,8 @@ impl<'a> Run<'a> {
             line_starts: chunker.counter.splits_at_line_starts(),
             count_window: MIN_COUNT_WINDOW.max(chunker.max_tokens.saturating_mul(16)),
             bytes_per_token: 4.0,
-            chunks: Vec::new(),
+            sink,
+            emitted: 0,
             headings: Vec::new(),
             pending: Vec::new(),
             pending_tokens: 0,
@@ -603,7 +645,7 @@ impl<'a> Run<'a> {
         None
     }
 
-    /// Builds a chunk of `range` and appends it; returns its id.
+    /// Builds a chunk of `range` and hands it to the sink; returns its id.
     fn emit(
         &mut self,
         range: Range<usize>,
@@ -611,7 +653,7 @@ impl<'a> Run<'a> {
         parent: Option<ChunkId>,
         metadata: Map<String, Value>,
     ) -> ChunkId {
-        let position = self.chunks.len();
+        let position = self.emitted;
         let document = &self.parsed.document;
         let id = ChunkId::new(format!("{}#{position}", document.id));
         let mut chunk = Chunk::with_content(
@@ -627,7 +669,8 @@ impl<'a> Run<'a> {
         chunk.source_uri = Some(document.source_uri.clone());
         chunk.acl_labels = self.ctx.principal.acl_labels.clone();
         chunk.metadata = metadata;
-        self.chunks.push(chunk);
+        (self.sink)(chunk);
+        self.emitted += 1;
         id
     }
 

@@ -41,7 +41,7 @@ pub mod tokens;
 pub use heading_aware::HeadingAwareChunker;
 pub use parse::{
     DocumentType, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser, UnknownDocumentType,
-    ocr_result_to_parsed_document, parse_document,
+    ocr_result_to_parsed_document, parse_document, parse_document_owned,
 };
 #[cfg(feature = "bpe-openai")]
 pub use tokens::BpeOpenAiCounter;

@@ -69,7 +69,7 @@ fn the_all_blocks_fixture_has_every_block_type_and_the_expected_outline() {
     let headings: Vec<(u8, &str)> = parsed
         .blocks
         .iter()
-        .filter_map(|b| Some((b.level?.get(), b.text.as_str())))
+        .filter_map(|b| Some((b.level?.get(), b.text.as_deref()?)))
         .collect();
     assert_eq!(
         headings,
@@ -83,12 +83,16 @@ fn the_all_blocks_fixture_has_every_block_type_and_the_expected_outline() {
     );
     let front_matter = &parsed.blocks[0];
     assert_eq!(front_matter.block_type, BlockType::Other);
-    assert!(front_matter.text.starts_with("---\ntitle: Field guide"));
+    assert!(
+        parsed
+            .block_text(front_matter)
+            .is_some_and(|t| t.starts_with("---\ntitle: Field guide"))
+    );
     assert!(
         parsed
             .blocks
             .iter()
-            .any(|b| b.text == "[home]: https://example.invalid/home")
+            .any(|b| parsed.block_text(b) == Some("[home]: https://example.invalid/home"))
     );
 
     let chunks = chunk_and_check(&parsed, 512, 64, cl100k());
@@ -327,7 +331,10 @@ fn crlf_and_lone_cr_files_keep_their_line_endings() {
     let lone_cr = "First paragraph\rstill first.\r\rSecond paragraph.\r";
     let parsed = parse(DocumentType::Text, "old-mac.txt", lone_cr.as_bytes());
     assert_eq!(parsed.blocks.len(), 2);
-    assert_eq!(parsed.blocks[0].text, "First paragraph\rstill first.");
+    assert_eq!(
+        parsed.block_text(&parsed.blocks[0]),
+        Some("First paragraph\rstill first.")
+    );
     chunk_and_check(&parsed, 64, 8, cl100k());
     let parsed = parse_md(lone_cr);
     chunk_and_check(&parsed, 8, 2, cl100k());
@@ -422,22 +429,22 @@ fn malformed_blocks_are_errors_naming_document_and_block() {
     let chunker = HeadingAwareChunker::new(64, 0, cl100k()).unwrap();
     let cases = [
         (
-            vec![Block::new(BlockType::Paragraph, "", Span::new(0, 99))],
+            vec![Block::new(BlockType::Paragraph, Span::new(0, 99))],
             "document bad: block 0: span 0..99 is outside the 6-byte text",
         ),
         (
-            vec![Block::new(BlockType::Paragraph, "", Span::new(0, 1))],
+            vec![Block::new(BlockType::Paragraph, Span::new(0, 1))],
             "document bad: block 0: span 0..1 splits a character",
         ),
         (
             vec![
-                Block::new(BlockType::Paragraph, "", Span::new(0, 4)),
-                Block::new(BlockType::Paragraph, "", Span::new(3, 6)),
+                Block::new(BlockType::Paragraph, Span::new(0, 4)),
+                Block::new(BlockType::Paragraph, Span::new(3, 6)),
             ],
             "document bad: block 1: span 3..6 overlaps the previous block, which ends at 4",
         ),
         (
-            vec![Block::new(BlockType::Paragraph, "", Span::new(4, 3))],
+            vec![Block::new(BlockType::Paragraph, Span::new(4, 3))],
             "document bad: block 0: span 4..3 is reversed",
         ),
         (
@@ -495,8 +502,8 @@ fn foreign_parsers_blocks_with_whitespace_are_trimmed_and_blank_ones_dropped() {
         text,
         vec![
             Block::heading(HeadingLevel::H1, " Title ", Span::new(0, 10)),
-            Block::new(BlockType::Paragraph, "", Span::new(10, 15)),
-            Block::new(BlockType::Paragraph, "", Span::new(15, text.len())),
+            Block::new(BlockType::Paragraph, Span::new(10, 15)),
+            Block::new(BlockType::Paragraph, Span::new(15, text.len())),
         ],
     );
     check_blocks(&parsed);

@@ -8,7 +8,7 @@ mod invariants;
 use invariants::{check_blocks, chunk_and_check, cl100k, ctx, parse};
 use rag_chunker::{
     DocumentType, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser, ocr_result_to_parsed_document,
-    parse_document,
+    parse_document, parse_document_owned,
 };
 use rag_core::{BlockType, CorpusId, DocumentId, ParseError, Parser, SourceBytes};
 use serde_json::json;
@@ -87,7 +87,7 @@ fn plain_text_paragraphs_split_on_blank_and_space_only_lines() {
         "notes.txt",
         &std::fs::read(format!("{FIXTURES}/notes.txt")).unwrap(),
     );
-    let texts: Vec<&str> = parsed.blocks.iter().map(|b| b.text.as_str()).collect();
+    let texts: Vec<&str> = parsed.blocks.iter().filter_map(|b| parsed.block_text(b)).collect();
     assert_eq!(
         texts,
         [
@@ -181,7 +181,7 @@ fn the_ocr_adapter_keeps_region_indices_and_whitespace_regions() {
     assert_eq!(parsed.blocks.len(), 3);
     for (block, region) in parsed.blocks.iter().zip(&ocr.regions) {
         assert_eq!(parsed.source_of(block), Some(region.text.as_str()));
-        assert_eq!(block.text, region.text);
+        assert_eq!(parsed.block_text(block), Some(region.text.as_str()));
     }
     assert_eq!(parsed.blocks[2].attributes["ocr_confidence"], serde_json::Value::Null);
     assert_eq!(parsed.document.source_uri, "s3://b/scan.png");
@@ -237,6 +237,48 @@ fn no_input_makes_a_parser_panic() {
             if ty != DocumentType::Ocr {
                 chunk_and_check(&parsed, 16, 4, cl100k());
             }
+        }
+    }
+}
+
+#[test]
+fn parsing_owned_bytes_gives_the_same_document_and_errors() {
+    let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
+    let mut invalid = b"# Ok\n\nbad: ".to_vec();
+    invalid.extend_from_slice(&[0xff, b'x']);
+    let cases = [
+        (
+            DocumentType::Markdown,
+            std::fs::read(format!("{FIXTURES}/all_blocks.md")).unwrap(),
+        ),
+        (
+            DocumentType::Markdown,
+            std::fs::read(format!("{FIXTURES}/bom.md")).unwrap(),
+        ),
+        (
+            DocumentType::Text,
+            std::fs::read(format!("{FIXTURES}/notes.txt")).unwrap(),
+        ),
+        (
+            DocumentType::Ocr,
+            std::fs::read(format!("{FIXTURES}/scan.ocr.json")).unwrap(),
+        ),
+        (DocumentType::Markdown, invalid.clone()),
+        (DocumentType::Text, invalid),
+    ];
+    for (doc_type, bytes) in cases {
+        let source = |bytes| SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "in",
+            bytes,
+        };
+        let borrowed = parse_document(&ctx(), doc_type, source(&bytes));
+        let owned = parse_document_owned(&ctx(), doc_type, source(&[]), bytes.clone());
+        match (borrowed, owned) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{doc_type}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{doc_type}"),
+            (a, b) => panic!("{doc_type}: {a:?} vs {b:?}"),
         }
     }
 }

@@ -131,9 +131,12 @@ pub struct Block {
     /// The heading level; set on headings and only on headings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<HeadingLevel>,
-    /// The block's text as the parser read it. For a heading this is the title without its
-    /// markup (`Install` for `## Install`); for other blocks it is usually the source slice.
-    pub text: String,
+    /// The block's text where it is not simply its source slice: a heading's title without its
+    /// markup (`Install` for `## Install`), an OCR region's recognised text. `None` means the
+    /// text is `document.text[span]`, which is not copied: a 100 MB document has a million
+    /// blocks. [`ParsedDocument::block_text`] gives the text in both cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Where the block sits in the source text, markup included.
     pub span: Span,
     /// Free-form attributes from the parser (OCR engine, confidence, bounding box, page, ...).
@@ -142,14 +145,22 @@ pub struct Block {
 }
 
 impl Block {
-    /// A non-heading block.
-    pub fn new(block_type: BlockType, text: impl Into<String>, span: Span) -> Self {
+    /// A non-heading block whose text is its source slice.
+    pub fn new(block_type: BlockType, span: Span) -> Self {
         Self {
             block_type,
             level: None,
-            text: text.into(),
+            text: None,
             span,
             attributes: serde_json::Map::new(),
+        }
+    }
+
+    /// A non-heading block whose text differs from its source slice (e.g. recognised by OCR).
+    pub fn with_text(block_type: BlockType, text: impl Into<String>, span: Span) -> Self {
+        Self {
+            text: Some(text.into()),
+            ..Self::new(block_type, span)
         }
     }
 
@@ -158,7 +169,7 @@ impl Block {
         Self {
             block_type: BlockType::Heading,
             level: Some(level),
-            text: title.into(),
+            text: Some(title.into()),
             span,
             attributes: serde_json::Map::new(),
         }
@@ -194,6 +205,11 @@ impl ParsedDocument {
     pub fn source_of(&self, block: &Block) -> Option<&str> {
         self.document.text.get(block.span.range())
     }
+
+    /// A block's text: its own `text` if it has one (a heading's title), else its source slice.
+    pub fn block_text<'a>(&'a self, block: &'a Block) -> Option<&'a str> {
+        block.text.as_deref().or_else(|| self.source_of(block))
+    }
 }
 
 #[cfg(test)]
@@ -211,10 +227,7 @@ mod tests {
                 source_uri: "docs/a.md".into(),
                 text,
             },
-            blocks: vec![
-                heading,
-                Block::new(BlockType::Paragraph, "Body text.", Span::new(9, 19)),
-            ],
+            blocks: vec![heading, Block::new(BlockType::Paragraph, Span::new(9, 19))],
         }
     }
 
@@ -226,6 +239,7 @@ mod tests {
         assert_eq!(json["blocks"][0]["level"], 1);
         assert_eq!(json["blocks"][1]["type"], "paragraph");
         assert!(json["blocks"][1].get("level").is_none());
+        assert!(json["blocks"][1].get("text").is_none(), "a source slice is not copied");
         assert_eq!(json["blocks"][1]["span"], serde_json::json!({"start": 9, "end": 19}));
         let back: ParsedDocument = serde_json::from_value(json).unwrap();
         assert_eq!(back, parsed);
@@ -263,8 +277,12 @@ mod tests {
         let parsed = sample();
         assert_eq!(parsed.source_of(&parsed.blocks[0]), Some("# Title"));
         assert_eq!(parsed.source_of(&parsed.blocks[1]), Some("Body text."));
-        let outside = Block::new(BlockType::Other, "", Span::new(10, 99));
+        let outside = Block::new(BlockType::Other, Span::new(10, 99));
         assert_eq!(parsed.source_of(&outside), None);
+        assert_eq!(parsed.block_text(&parsed.blocks[0]), Some("Title"));
+        assert_eq!(parsed.block_text(&parsed.blocks[1]), Some("Body text."));
+        let ocr = Block::with_text(BlockType::Paragraph, "recognised", Span::new(9, 19));
+        assert_eq!(parsed.block_text(&ocr), Some("recognised"));
     }
 
     #[test]

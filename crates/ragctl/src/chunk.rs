@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document, parse_document_owned};
 use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
 
 use crate::output::excerpt;
@@ -127,46 +127,22 @@ struct Settings {
 
 /// The output of one file, made by a worker and written in input order by the main thread.
 enum Rendered {
-    /// The text format: a summary, rendered.
-    Text(String),
-    /// The JSONL format of a file of ordinary size, serialised by the worker, so that the writer
-    /// does nothing but copy bytes and the workers scale.
-    Jsonl(Vec<u8>),
-    /// The JSONL format of a large file, serialised as it is written, so that its JSON text never
-    /// sits in memory next to its chunks.
-    Chunks(Vec<Chunk>),
+    /// The file's output, rendered in memory by a worker, for the writer to copy.
+    Bytes(Vec<u8>),
+    /// A large file, left to the writer, which chunks it when its turn comes and streams each chunk
+    /// straight to stdout: its output never sits in memory.
+    Deferred(Input),
 }
 
-/// Above this much chunk content, a file's JSONL is serialised by the writer, chunk by chunk.
-const SERIALISE_IN_WORKER_LIMIT: usize = 8 << 20;
+/// Above this size, a file is chunked by the writer and streamed (see [`Rendered::Deferred`]).
+const STREAM_FILES_OVER: u64 = 8 << 20;
 
-impl Rendered {
-    fn jsonl(chunks: Vec<Chunk>) -> serde_json::Result<Self> {
-        let content: usize = chunks.iter().map(|c| c.content().map_or(0, str::len)).sum();
-        if content > SERIALISE_IN_WORKER_LIMIT {
-            return Ok(Self::Chunks(chunks));
-        }
-        let mut buf = Vec::with_capacity(content + content / 16 + chunks.len() * 320);
-        for chunk in chunks {
-            serde_json::to_writer(&mut buf, &chunk)?;
-            buf.push(b'\n');
-        }
-        Ok(Self::Jsonl(buf))
-    }
-
-    fn write_to(self, out: &mut impl Write) -> anyhow::Result<()> {
-        match self {
-            Self::Text(text) => out.write_all(text.as_bytes()).context("writing to stdout"),
-            Self::Jsonl(json) => out.write_all(&json).context("writing to stdout"),
-            Self::Chunks(chunks) => {
-                for chunk in chunks {
-                    serde_json::to_writer(&mut *out, &chunk).context("writing to stdout")?;
-                    out.write_all(b"\n").context("writing to stdout")?;
-                }
-                Ok(())
-            }
-        }
-    }
+/// Why a file produced no (complete) output.
+enum Failure {
+    /// The file could not be read, parsed or chunked: reported, and the run goes on.
+    File(anyhow::Error),
+    /// Stdout failed (a closed pipe, a full disk): the run stops.
+    Output(anyhow::Error),
 }
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
@@ -236,9 +212,18 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         threads * 4,
         |input| chunk_input(input, &settings),
         |result| -> anyhow::Result<()> {
+            let result = match result {
+                Ok(Rendered::Bytes(bytes)) => out
+                    .write_all(&bytes)
+                    .context("writing to stdout")
+                    .map_err(Failure::Output),
+                Ok(Rendered::Deferred(input)) => chunk_traced(&input, &settings, &mut out),
+                Err(err) => Err(Failure::File(err)),
+            };
             match result {
-                Ok(rendered) => rendered.write_to(&mut out)?,
-                Err(err) => {
+                Ok(()) => {}
+                Err(Failure::Output(err)) => return Err(err),
+                Err(Failure::File(err)) => {
                     // Keep stdout and stderr in order for a person watching both.
                     out.flush().context("writing to stdout")?;
                     // Library errors name the file (path, document id or source uri) themselves.
@@ -321,7 +306,23 @@ fn walk(dir: &Path, take_all_files: bool, inputs: &mut Vec<Input>, errors: &mut 
     }
 }
 
+/// A worker's part: renders the file in memory, or defers a large one to the writer.
 fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
+    if let Input::File(path) = input
+        && std::fs::metadata(path).is_ok_and(|m| m.len() > STREAM_FILES_OVER)
+    {
+        return Ok(Rendered::Deferred(input.clone()));
+    }
+    let mut bytes = Vec::new();
+    match chunk_traced(input, settings, &mut bytes) {
+        Ok(()) => Ok(Rendered::Bytes(bytes)),
+        Err(Failure::File(err) | Failure::Output(err)) => Err(err),
+    }
+}
+
+/// Reads, parses and chunks one file inside its `rag.chunk` span, writing its output to `out` as
+/// the chunks come.
+fn chunk_traced(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<(), Failure> {
     let uri = input.uri();
     let span = tracing::info_span!(
         "rag.chunk",
@@ -338,28 +339,55 @@ fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
         otel.status_description = tracing::field::Empty,
     );
     let _entered = span.enter();
-    let result = chunk_traced(input, &uri, settings, &span);
-    if let Err(err) = &result {
+    let result = chunk_into(input, &uri, settings, &span, out);
+    if let Err(Failure::File(err) | Failure::Output(err)) = &result {
         span.record("otel.status_code", "ERROR");
         span.record("otel.status_description", format!("{err:#}"));
     }
     result
 }
 
-fn chunk_traced(input: &Input, uri: &str, settings: &Settings, span: &tracing::Span) -> anyhow::Result<Rendered> {
-    // The file's bytes are freed when parsing returns, and the parsed document (its text and the
-    // blocks' texts, each about the size of the file) before the output is rendered: peak memory
-    // is then the larger of parse + chunks and chunks + output, not all four at once.
-    let (parsed, doc_type) = read_and_parse(input, uri, settings, span)?;
-    let chunks = settings.chunker.chunk_document(&settings.ctx, &parsed)?;
-    let blocks = parsed.blocks.len();
-    drop(parsed);
-    span.record("rag.chunk.blocks", blocks as i64);
-    span.record("rag.chunk.chunks", chunks.len() as i64);
-    Ok(match settings.format {
-        ChunkFormat::Jsonl => Rendered::jsonl(chunks).with_context(|| format!("{uri}: writing JSON"))?,
-        ChunkFormat::Text => Rendered::Text(render_text(uri, doc_type, blocks, &chunks, settings)),
-    })
+fn chunk_into(
+    input: &Input,
+    uri: &str,
+    settings: &Settings,
+    span: &tracing::Span,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
+    span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    // Chunks are written (JSONL) or summarised (text) as the chunker emits them, and dropped: a
+    // document's chunks are never all in memory.
+    let mut write_error: Option<std::io::Error> = None;
+    let mut preview = Preview::new(settings.show);
+    let mut emitted = 0usize;
+    let chunked = settings
+        .chunker
+        .chunk_document_each(&settings.ctx, &parsed, &mut |chunk| {
+            emitted += 1;
+            match settings.format {
+                ChunkFormat::Jsonl if write_error.is_none() => {
+                    let written = serde_json::to_writer(&mut *out, &chunk)
+                        .map_err(std::io::Error::from)
+                        .and_then(|()| out.write_all(b"\n"));
+                    write_error = written.err();
+                }
+                ChunkFormat::Jsonl => {}
+                ChunkFormat::Text => preview.add(chunk),
+            }
+        });
+    if let Some(err) = write_error {
+        return Err(Failure::Output(anyhow::Error::new(err).context("writing to stdout")));
+    }
+    chunked.map_err(|err| Failure::File(err.into()))?;
+    span.record("rag.chunk.chunks", emitted as i64);
+    if settings.format == ChunkFormat::Text {
+        let text = preview.render(uri, doc_type, parsed.blocks.len(), settings);
+        out.write_all(text.as_bytes())
+            .context("writing to stdout")
+            .map_err(Failure::Output)?;
+    }
+    Ok(())
 }
 
 fn read_and_parse(
@@ -368,18 +396,6 @@ fn read_and_parse(
     settings: &Settings,
     span: &tracing::Span,
 ) -> anyhow::Result<(ParsedDocument, DocumentType)> {
-    let owned;
-    let bytes: &[u8] = match input {
-        Input::Stdin => settings.stdin.as_deref().unwrap_or_default(),
-        Input::File(path) => {
-            owned = std::fs::read(path).map_err(|source| rag_core::ParseError::Io {
-                source_uri: uri.to_owned(),
-                source,
-            })?;
-            &owned
-        }
-    };
-    span.record("rag.chunk.bytes", bytes.len() as i64);
     let doc_type = match settings.doc_type {
         Some(doc_type) => doc_type,
         None => DocumentType::detect(uri)?,
@@ -390,63 +406,104 @@ fn read_and_parse(
         document_id: &document_id,
         corpus_id: &settings.corpus,
         source_uri: uri,
-        bytes,
+        bytes: &[],
     };
-    Ok((parse_document(&settings.ctx, doc_type, source)?, doc_type))
+    let parsed = match input {
+        Input::Stdin => {
+            let bytes = settings.stdin.as_deref().unwrap_or_default();
+            span.record("rag.chunk.bytes", bytes.len() as i64);
+            parse_document(&settings.ctx, doc_type, SourceBytes { bytes, ..source })?
+        }
+        Input::File(path) => {
+            let bytes = std::fs::read(path).map_err(|source| rag_core::ParseError::Io {
+                source_uri: uri.to_owned(),
+                source,
+            })?;
+            span.record("rag.chunk.bytes", bytes.len() as i64);
+            // The bytes become the document's text: a large file is in memory once, not twice.
+            parse_document_owned(&settings.ctx, doc_type, source, bytes)?
+        }
+    };
+    Ok((parsed, doc_type))
 }
 
-fn render_text(uri: &str, doc_type: DocumentType, blocks: usize, chunks: &[Chunk], settings: &Settings) -> String {
-    let mut kinds: Vec<(&str, usize)> = Vec::new();
-    for chunk in chunks {
-        let kind = chunk.metadata_str("kind").unwrap_or("other");
-        match kinds.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, n)) => *n += 1,
-            None => kinds.push((kind, 1)),
+/// What the text format shows of a file: a tally of every chunk, and the first few in full.
+struct Preview {
+    show: usize,
+    total: usize,
+    kinds: Vec<(String, usize)>,
+    first: Vec<Chunk>,
+    /// Positions of heading chunks, for the parent arrows (parents are headings).
+    heading_positions: HashMap<rag_core::ChunkId, usize>,
+}
+
+impl Preview {
+    fn new(show: usize) -> Self {
+        Self {
+            show,
+            total: 0,
+            kinds: Vec::new(),
+            first: Vec::new(),
+            heading_positions: HashMap::new(),
         }
     }
-    let tally = kinds
-        .iter()
-        .map(|(k, n)| format!("{k}: {n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut s = String::new();
-    let _ = writeln!(s, "{uri}");
-    let _ = writeln!(s, "  parser:     {doc_type}");
-    let _ = writeln!(s, "  blocks:     {blocks}");
-    let _ = writeln!(
-        s,
-        "  chunks:     {}{}",
-        chunks.len(),
-        if tally.is_empty() {
+
+    fn add(&mut self, chunk: Chunk) {
+        self.total += 1;
+        let kind = chunk.metadata_str("kind").unwrap_or("other");
+        match self.kinds.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, n)) => *n += 1,
+            None => self.kinds.push((kind.to_owned(), 1)),
+        }
+        if self.first.len() < self.show {
+            if kind == "heading" {
+                self.heading_positions.insert(chunk.id.clone(), chunk.position);
+            }
+            self.first.push(chunk);
+        }
+    }
+
+    fn render(&self, uri: &str, doc_type: DocumentType, blocks: usize, settings: &Settings) -> String {
+        let tally = self
+            .kinds
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut s = String::new();
+        let _ = writeln!(s, "{uri}");
+        let _ = writeln!(s, "  parser:     {doc_type}");
+        let _ = writeln!(s, "  blocks:     {blocks}");
+        let tally = if tally.is_empty() {
             String::new()
         } else {
             format!("  ({tally})")
+        };
+        let _ = writeln!(s, "  chunks:     {}{tally}", self.total);
+        let _ = writeln!(s, "  tokenizer:  {}", settings.chunker.counter().name());
+        for chunk in &self.first {
+            let kind = chunk.metadata_str("kind").unwrap_or("-");
+            let level = chunk
+                .metadata
+                .get("level")
+                .and_then(serde_json::Value::as_u64)
+                .map_or(String::new(), |l| format!("h{l}"));
+            let parent = chunk
+                .parent_id
+                .as_ref()
+                .and_then(|p| self.heading_positions.get(p))
+                .map_or(String::new(), |p| format!("↳ #{p}"));
+            let tokens = chunk.token_count.map_or("?".to_owned(), |t| t.to_string());
+            let text = excerpt(chunk.content().unwrap_or_default(), 60);
+            let _ = writeln!(
+                s,
+                "  #{:<4} {kind:<7} {level:<2} {tokens:>5} tok  {parent:<7} {text}",
+                chunk.position
+            );
         }
-    );
-    let _ = writeln!(s, "  tokenizer:  {}", settings.chunker.counter().name());
-    let positions: HashMap<&rag_core::ChunkId, usize> = chunks.iter().map(|c| (&c.id, c.position)).collect();
-    for chunk in chunks.iter().take(settings.show) {
-        let kind = chunk.metadata_str("kind").unwrap_or("-");
-        let level = chunk
-            .metadata
-            .get("level")
-            .and_then(serde_json::Value::as_u64)
-            .map_or(String::new(), |l| format!("h{l}"));
-        let parent = chunk
-            .parent_id
-            .as_ref()
-            .and_then(|p| positions.get(p))
-            .map_or(String::new(), |p| format!("↳ #{p}"));
-        let tokens = chunk.token_count.map_or("?".to_owned(), |t| t.to_string());
-        let text = excerpt(chunk.content().unwrap_or_default(), 60);
-        let _ = writeln!(
-            s,
-            "  #{:<4} {kind:<7} {level:<2} {tokens:>5} tok  {parent:<7} {text}",
-            chunk.position
-        );
+        if self.total > self.first.len() {
+            let _ = writeln!(s, "  ... {} more", self.total - self.first.len());
+        }
+        s
     }
-    if chunks.len() > settings.show {
-        let _ = writeln!(s, "  ... {} more", chunks.len() - settings.show);
-    }
-    s
 }

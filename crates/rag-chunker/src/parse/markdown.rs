@@ -33,7 +33,7 @@ use super::{content_start, decode, document, finish_blocks};
 ///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "d.md", bytes })?;
 /// let types: Vec<BlockType> = parsed.blocks.iter().map(|b| b.block_type).collect();
 /// assert_eq!(types, [BlockType::Heading, BlockType::ListItem, BlockType::ListItem, BlockType::Other]);
-/// assert_eq!(parsed.blocks[0].text, "Intro");
+/// assert_eq!(parsed.blocks[0].text.as_deref(), Some("Intro"));
 /// # Ok::<(), rag_core::ParseError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -82,7 +82,7 @@ fn options() -> Options {
 }
 
 /// The blocks of a Markdown text, keeping the parser promises (see [`finish_blocks`]).
-fn markdown_blocks(text: &str) -> Vec<Block> {
+pub(crate) fn markdown_blocks(text: &str) -> Vec<Block> {
     let base = content_start(text);
     let body = &text[base..];
     let mut raw: Vec<Block> = Vec::new();
@@ -109,7 +109,7 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
                 Event::End(_) if open.depth > 0 => open.depth -= 1,
                 Event::End(_) => {
                     if let Some(block) = raw.get_mut(open.block) {
-                        block.text = open.title.trim().to_owned();
+                        block.text = Some(open.title.trim().to_owned());
                     }
                     heading = None;
                 }
@@ -125,7 +125,7 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
             Event::Start(tag) => match frames.last_mut() {
                 Some(Frame::Item { cursor }) => {
                     if matches!(tag, Tag::List(_)) {
-                        raw.push(Block::new(BlockType::ListItem, "", Span::new(*cursor, span.start)));
+                        raw.push(Block::new(BlockType::ListItem, Span::new(*cursor, span.start)));
                         frames.push(Frame::List);
                     } else {
                         // Paragraphs, code, quotes (even headings) inside an item are the item's text.
@@ -145,7 +145,7 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
                         _ => {}
                     }
                     if matches!(tag, Tag::TableHead | Tag::TableRow) {
-                        raw.push(Block::new(BlockType::TableRow, "", span));
+                        raw.push(Block::new(BlockType::TableRow, span));
                     }
                     opaque_depth = 1;
                 }
@@ -169,14 +169,14 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
                             Tag::BlockQuote(_) => BlockType::Quote,
                             _ => BlockType::Other,
                         };
-                        raw.push(Block::new(block_type, "", span));
+                        raw.push(Block::new(block_type, span));
                         opaque_depth = 1;
                     }
                 },
             },
             Event::End(_) => match frames.pop() {
                 Some(Frame::Item { cursor }) => {
-                    raw.push(Block::new(BlockType::ListItem, "", Span::new(cursor, span.end)));
+                    raw.push(Block::new(BlockType::ListItem, Span::new(cursor, span.end)));
                 }
                 Some(Frame::List) => {
                     if let Some(Frame::Item { cursor }) = frames.last_mut() {
@@ -196,7 +196,7 @@ fn markdown_blocks(text: &str) -> Vec<Block> {
             // Loose text of a tight list item belongs to the item; cells belong to their row.
             _ if matches!(frames.last(), Some(Frame::Item { .. } | Frame::Table { .. })) => {}
             // Rules, block HTML and anything else standing alone.
-            _ => raw.push(Block::new(BlockType::Other, "", span)),
+            _ => raw.push(Block::new(BlockType::Other, span)),
         }
     }
     finish_blocks(text, raw)
@@ -213,7 +213,7 @@ mod tests {
                 (
                     b.block_type,
                     b.level.map(HeadingLevel::get),
-                    b.text.clone(),
+                    b.text.clone().unwrap_or_else(|| text[b.span.range()].to_owned()),
                     text[b.span.range()].to_owned(),
                 )
             })
@@ -297,7 +297,7 @@ mod tests {
         let text = "\u{feff}# Title\n\nBody\n";
         let got = markdown_blocks(text);
         assert_eq!(got[0].span.start, 3);
-        assert_eq!(got[0].text, "Title");
+        assert_eq!(got[0].text.as_deref(), Some("Title"));
     }
 
     #[test]

@@ -138,7 +138,7 @@ impl FromStr for DocumentType {
 /// let parsed = parse_document(&RequestContext::local("acme"), DocumentType::Markdown, source)?;
 /// let types: Vec<BlockType> = parsed.blocks.iter().map(|b| b.block_type).collect();
 /// assert_eq!(types, [BlockType::Heading, BlockType::Paragraph]);
-/// assert_eq!(parsed.blocks[0].text, "Install");
+/// assert_eq!(parsed.blocks[0].text.as_deref(), Some("Install"));
 /// # Ok::<(), rag_core::ParseError>(())
 /// ```
 pub fn parse_document(
@@ -147,6 +147,54 @@ pub fn parse_document(
     source: SourceBytes<'_>,
 ) -> Result<ParsedDocument, ParseError> {
     doc_type.parser().parse(ctx, source)
+}
+
+/// Like [`parse_document`], but takes the bytes by value: for Markdown and plain text they become
+/// the document's text without a copy, which keeps a large file in memory once, not twice.
+/// `source.bytes` is ignored (pass `&[]`); `bytes` is the input.
+///
+/// ```
+/// use rag_chunker::parse::{DocumentType, parse_document_owned};
+/// use rag_core::{RequestContext, SourceBytes};
+///
+/// let (id, corpus) = ("guide".into(), "docs".into());
+/// let source = SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "guide.md", bytes: &[] };
+/// let bytes = b"# Install\n\nRun it.\n".to_vec();
+/// let parsed = parse_document_owned(&RequestContext::local("acme"), DocumentType::Markdown, source, bytes)?;
+/// assert_eq!(parsed.document.text, "# Install\n\nRun it.\n");
+/// assert_eq!(parsed.blocks.len(), 2);
+/// # Ok::<(), rag_core::ParseError>(())
+/// ```
+pub fn parse_document_owned(
+    ctx: &RequestContext,
+    doc_type: DocumentType,
+    source: SourceBytes<'_>,
+    bytes: Vec<u8>,
+) -> Result<ParsedDocument, ParseError> {
+    let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
+        DocumentType::Markdown => markdown::markdown_blocks,
+        DocumentType::Text => text::text_blocks,
+        // OCR JSON is not the document's text (the text is synthesised from it): nothing to save.
+        DocumentType::Ocr => {
+            return parse_document(
+                ctx,
+                doc_type,
+                SourceBytes {
+                    bytes: &bytes,
+                    ..source
+                },
+            );
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|err| ParseError::InvalidUtf8 {
+        source_uri: source.source_uri.to_owned(),
+        offset: err.utf8_error().valid_up_to(),
+    })?;
+    let blocks = blocks_of(&text);
+    Ok(ParsedDocument {
+        document: document(&source, text),
+        blocks,
+    })
 }
 
 fn file_name(path: &str) -> &str {
@@ -237,7 +285,7 @@ pub(crate) fn paragraph_ranges(text: &str, range: Range<usize>) -> Vec<Range<usi
 /// non-whitespace text no block covers becomes an `other` block (one per blank-line-separated
 /// paragraph of the gap), so nothing is lost.
 ///
-/// Non-heading blocks get their text from their final span, so `text` is always the source slice.
+/// Non-heading blocks carry no `text` of their own: their text is their final span's slice.
 pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
     let start = content_start(text);
     // The event walk emits blocks in order already; a stable sort is a cheap guard for odd inputs.
@@ -255,17 +303,18 @@ pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
             continue;
         }
         for gap in paragraph_ranges(text, covered..span.start) {
-            blocks.push(Block::new(BlockType::Other, &text[gap.clone()], gap.into()));
+            blocks.push(Block::new(BlockType::Other, gap.into()));
         }
         block.span = span.clone().into();
         if block.block_type != BlockType::Heading {
-            block.text = text[span.clone()].to_owned();
+            // The text of a non-heading block is its (final) span: no copy.
+            block.text = None;
         }
         covered = span.end;
         blocks.push(block);
     }
     for gap in paragraph_ranges(text, covered..text.len()) {
-        blocks.push(Block::new(BlockType::Other, &text[gap.clone()], gap.into()));
+        blocks.push(Block::new(BlockType::Other, gap.into()));
     }
     blocks
 }

@@ -83,7 +83,8 @@ pub fn ocr_result_to_parsed_document(
         if let Some(page) = region.page {
             attributes.insert("page".into(), Value::from(page));
         }
-        let mut block = Block::new(BlockType::Paragraph, region.text.clone(), Span::new(start, text.len()));
+        // The region's text is exactly this slice of the synthetic source, so it is not copied again.
+        let mut block = Block::new(BlockType::Paragraph, Span::new(start, text.len()));
         block.attributes = attributes;
         blocks.push(block);
     }

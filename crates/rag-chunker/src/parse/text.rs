@@ -18,7 +18,7 @@ use super::{content_start, decode, document, paragraph_ranges};
 /// let parsed = PlainTextParser.parse(&RequestContext::local("t"),
 ///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "n.txt", bytes })?;
 /// assert_eq!(parsed.blocks.len(), 2);
-/// assert_eq!(parsed.blocks[0].text, "First line\r\nsame paragraph");
+/// assert_eq!(parsed.block_text(&parsed.blocks[0]), Some("First line\r\nsame paragraph"));
 /// # Ok::<(), rag_core::ParseError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,13 +31,18 @@ impl rag_core::Parser for PlainTextParser {
 
     fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
         let text = decode(&source)?;
-        let blocks = paragraph_ranges(&text, content_start(&text)..text.len())
-            .into_iter()
-            .map(|r| Block::new(BlockType::Paragraph, &text[r.clone()], r.into()))
-            .collect();
+        let blocks = text_blocks(&text);
         Ok(ParsedDocument {
             document: document(&source, text),
             blocks,
         })
     }
+}
+
+/// The paragraph blocks of plain text.
+pub(crate) fn text_blocks(text: &str) -> Vec<Block> {
+    paragraph_ranges(text, content_start(text)..text.len())
+        .into_iter()
+        .map(|r| Block::new(BlockType::Paragraph, r.into()))
+        .collect()
 }

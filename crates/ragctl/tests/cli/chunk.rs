@@ -191,3 +191,41 @@ fn a_closed_stdout_exits_quietly() {
     assert!(status.success(), "exit {status}, stderr {stderr:?}");
     assert!(stderr.is_empty(), "nothing on stderr: {stderr:?}");
 }
+
+#[test]
+fn a_large_file_is_streamed_with_the_same_guarantees() {
+    // Over 8 MiB, a file is chunked by the writer and each chunk streamed to stdout as it comes.
+    let dir = scratch_dir("large");
+    let section: String = (0..40)
+        .map(|i| format!("Sentence {i} of a long section, with some words.\n\n"))
+        .collect();
+    let big: String = (0..5_000).map(|i| format!("## Part {i}\n\n{section}")).collect();
+    assert!(big.len() > 8 << 20);
+    std::fs::write(dir.join("big.md"), &big).unwrap();
+    std::fs::write(dir.join("small.md"), GUIDE_MD).unwrap();
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let chunks = jsonl(&out);
+    let (big_chunks, small_chunks): (Vec<&Value>, Vec<&Value>) =
+        chunks.iter().partition(|c| c["source_uri"] == "big.md");
+    assert!(big_chunks.len() > 4_000, "one heading chunk per part at least");
+    assert!(!small_chunks.is_empty());
+    assert!(
+        chunks.iter().position(|c| c["source_uri"] == "small.md").unwrap() > big_chunks.len() - 1,
+        "argument order kept"
+    );
+    for (i, chunk) in big_chunks.iter().enumerate() {
+        assert_eq!(chunk["position"], i);
+        let (start, end) = (
+            chunk["span"]["start"].as_u64().unwrap() as usize,
+            chunk["span"]["end"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(chunk["content"].as_str().unwrap(), &big[start..end]);
+    }
+}
