@@ -31,18 +31,21 @@ pub struct TiktokenCounter {
     name: &'static str,
 }
 
+/// The error for an encoding name neither backend knows.
+fn unknown_encoding(name: &str) -> ChunkError {
+    ChunkError::Tokenizer {
+        tokenizer: name.to_owned(),
+        message: format!("unknown encoding; supported: {}", SUPPORTED_ENCODINGS.join(", ")),
+    }
+}
+
 impl TiktokenCounter {
     /// A counter for `encoding`; an unknown name is an error listing the supported ones.
     pub fn new(encoding: &str) -> Result<Self, ChunkError> {
         let (bpe, name): (fn() -> &'static CoreBPE, _) = match encoding {
             "cl100k_base" => (tiktoken_rs::cl100k_base_singleton, "tiktoken:cl100k_base"),
             "o200k_base" => (tiktoken_rs::o200k_base_singleton, "tiktoken:o200k_base"),
-            other => {
-                return Err(ChunkError::Tokenizer {
-                    tokenizer: other.to_owned(),
-                    message: format!("unknown encoding; supported: {}", SUPPORTED_ENCODINGS.join(", ")),
-                });
-            }
+            other => return Err(unknown_encoding(other)),
         };
         Ok(Self { bpe, name })
     }
@@ -121,12 +124,7 @@ impl BpeOpenAiCounter {
         let (bpe, name): (fn() -> &'static bpe_openai::Tokenizer, _) = match encoding {
             "cl100k_base" => (bpe_openai::cl100k_base, "tiktoken:cl100k_base"),
             "o200k_base" => (bpe_openai::o200k_base, "tiktoken:o200k_base"),
-            other => {
-                return Err(ChunkError::Tokenizer {
-                    tokenizer: other.to_owned(),
-                    message: format!("unknown encoding; supported: {}", SUPPORTED_ENCODINGS.join(", ")),
-                });
-            }
+            other => return Err(unknown_encoding(other)),
         };
         Ok(Self { bpe, name })
     }
