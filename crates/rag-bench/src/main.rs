@@ -2,8 +2,10 @@
 //! `cargo xtask bench`, which builds `ragctl` in release and passes `--ragctl`).
 //!
 //! ```text
-//! rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR]
+//! rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION]
 //! ```
+//!
+//! `--only chunking|ragctl|packing` runs one section of the table (to iterate on one figure).
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 #![allow(clippy::unwrap_used)] // a benchmark binary: a failed setup step should stop it loudly
 
@@ -29,6 +31,7 @@ struct Args {
     runs: usize,
     ragctl: Option<PathBuf>,
     work: PathBuf,
+    only: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +41,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 0,
         ragctl: None,
         work: PathBuf::from("target/bench"),
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -48,6 +52,10 @@ fn parse_args() -> Result<Args, String> {
             "--runs" => args.runs = value("--runs")?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--ragctl" => args.ragctl = Some(value("--ragctl")?.into()),
             "--work" => args.work = value("--work")?.into(),
+            "--only" => match value("--only")?.as_str() {
+                section @ ("chunking" | "ragctl" | "packing") => args.only = Some(section.to_owned()),
+                other => return Err(format!("--only: no section {other:?} (chunking, ragctl, packing)")),
+            },
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -545,7 +553,7 @@ fn main() -> std::process::ExitCode {
         Ok(args) => args,
         Err(err) => {
             eprintln!(
-                "error: {err}\nusage: rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR]"
+                "error: {err}\nusage: rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION]"
             );
             return std::process::ExitCode::from(2);
         }
@@ -565,12 +573,19 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::FAILURE;
     }
     let mut table = Table::default();
-    chunking(&mut table, &files, args.runs);
-    match &args.ragctl {
-        Some(ragctl) => ragctl_figures(&mut table, ragctl, &corpus_dir, &args.work, args.runs, args.quick),
-        None => table.note("ragctl figures skipped: no --ragctl PATH (cargo xtask bench passes it)"),
+    let wanted = |section: &str| args.only.as_deref().is_none_or(|only| only == section);
+    if wanted("chunking") {
+        chunking(&mut table, &files, args.runs);
     }
-    packing_figures(&mut table, args.runs, args.quick);
+    if wanted("ragctl") {
+        match &args.ragctl {
+            Some(ragctl) => ragctl_figures(&mut table, ragctl, &corpus_dir, &args.work, args.runs, args.quick),
+            None => table.note("ragctl figures skipped: no --ragctl PATH (cargo xtask bench passes it)"),
+        }
+    }
+    if wanted("packing") {
+        packing_figures(&mut table, args.runs, args.quick);
+    }
     table.note(format!(
         "{} runs per figure (medians); {} cores; corpus {}",
         args.runs,

@@ -185,13 +185,22 @@ fn time_pack(packer: &ContextPacker, chunks: &[Chunk], budget: i64, runs: usize)
     )
 }
 
-/// Times the public primitives of the pipeline one by one on `chunks` (in input order).
+/// Times the public primitives of the pipeline one by one on `chunks` (in input order), best of 5.
 fn print_stages(chunks: &[Chunk]) {
     let texts: Vec<Option<&str>> = chunks.iter().map(Chunk::content).collect();
+    let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+    println!("{:>24} {:>9.2} MB", "text", bytes as f64 / 1e6);
+    // The fastest of five runs: the machines are noisy, and the minimum is the least disturbed.
     let time = |name: &str, f: &mut dyn FnMut()| {
-        let start = Instant::now();
-        f();
-        println!("{:>24} {:>9} ms", name, ms(start.elapsed()));
+        let fastest = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                f();
+                start.elapsed()
+            })
+            .min()
+            .unwrap_or_default();
+        println!("{:>24} {:>9} ms", name, ms(fastest));
     };
     time("clone input", &mut || drop(chunks.to_vec()));
     time("rank_order", &mut || drop(rag_packer::rank_order(chunks)));

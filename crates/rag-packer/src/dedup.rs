@@ -96,69 +96,91 @@ fn word_byte_flags(x: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// The first position at or after `from` whose bit is `want`, or `len` if there is none.
-fn next_bit(bits: &[u64], from: usize, want: bool, len: usize) -> usize {
-    let flip = if want { 0 } else { u64::MAX };
-    let mut word = from / 64;
-    let Some(&first) = bits.get(word) else { return len };
-    let mut mask = (first ^ flip) & (u64::MAX << (from % 64));
-    while mask == 0 {
-        word += 1;
-        match bits.get(word) {
-            Some(&next) => mask = next ^ flip,
-            None => return len,
+/// Calls `segment(start, end)` for each maximal run of word bytes of `bytes` (see [`word_bits`]),
+/// in order.
+///
+/// Starts and ends are found 64 bytes at a time with bit operations: one mispredicted branch per
+/// block rather than one per word.
+fn for_each_segment(bytes: &[u8], bits: &mut Vec<u64>, mut segment: impl FnMut(usize, usize)) {
+    const NONE: usize = usize::MAX;
+    word_bits(bytes, bits);
+    let mut open = NONE;
+    let mut carry = 0u64;
+    for (block, &mask) in bits.iter().enumerate() {
+        let before = (mask << 1) | carry;
+        // A start is a word byte after a separator; an end is a separator after a word byte. They
+        // alternate, beginning with an end when a segment is still open from the previous block.
+        let mut starts = mask & !before;
+        let mut ends = !mask & before;
+        carry = mask >> 63;
+        let base = 64 * block;
+        loop {
+            if open != NONE {
+                if ends == 0 {
+                    break;
+                }
+                segment(open, base + ends.trailing_zeros() as usize);
+                ends &= ends - 1;
+                open = NONE;
+            }
+            if starts == 0 {
+                break;
+            }
+            open = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
         }
     }
-    (word * 64 + mask.trailing_zeros() as usize).min(len)
+    // Bits past the end are zero, so only a segment ending exactly at a 64-byte boundary is open.
+    if open != NONE {
+        segment(open, bytes.len());
+    }
 }
 
 /// Calls `emit` with each word of the [normalised](normalise) form of `text`, in order.
 ///
 /// This is the one definition of the words: [`normalise`] joins what it yields, and the dedup
-/// hashes it. The text is cut into *segments* at ASCII separators (no UTF-8 multi-byte sequence
-/// contains an ASCII byte, so these are character boundaries), found with [`word_bits`]. A segment of ASCII alphanumerics is
-/// one word as it stands; a segment with other characters follows the Unicode rule character by
-/// character: each character is lower-cased first, and each character of the lower-case form
-/// continues the word if it is alphanumeric and ends it otherwise. Lower-casing before
-/// classifying keeps `normalise` idempotent.
+/// hashes the same words (see [`push_word_hashes`]). The text is cut into *segments* at ASCII
+/// separators (no UTF-8 multi-byte sequence contains an ASCII byte, so these are character
+/// boundaries), found with [`for_each_segment`]. A segment of ASCII alphanumerics is one word as it
+/// stands; a segment with other characters follows the Unicode rule of [`lower_words`].
 fn for_each_word<'t>(text: &'t str, scratch: &mut String, bits: &mut Vec<u64>, mut emit: impl FnMut(Word<'_>)) {
-    let bytes = text.as_bytes();
-    word_bits(bytes, bits);
-    let mut i = 0;
-    while i < bytes.len() {
-        let start = next_bit(bits, i, true, bytes.len());
-        if start == bytes.len() {
-            break;
-        }
-        i = next_bit(bits, start, false, bytes.len());
-        let segment: &'t str = &text[start..i];
+    for_each_segment(text.as_bytes(), bits, |start, end| {
+        let segment: &'t str = &text[start..end];
         if segment.is_ascii() {
             emit(Word::Ascii(segment));
+        } else {
+            lower_words(segment, scratch, |word| emit(Word::Lower(word)));
+        }
+    });
+}
+
+/// The words of a segment with non-ASCII characters, character by character: each character is
+/// lower-cased first, and each character of the lower-case form continues the word if it is
+/// alphanumeric and ends it otherwise. Lower-casing before classifying keeps [`normalise`]
+/// idempotent.
+fn lower_words(segment: &str, scratch: &mut String, mut emit: impl FnMut(&str)) {
+    scratch.clear();
+    for c in segment.chars() {
+        if c.is_ascii() {
+            // Only alphanumerics reach here (separators end segments): skip the Unicode tables.
+            scratch.push(c.to_ascii_lowercase());
             continue;
         }
-        scratch.clear();
-        for c in segment.chars() {
-            if c.is_ascii() {
-                // Only alphanumerics reach here (separators end segments): skip the Unicode tables.
-                scratch.push(c.to_ascii_lowercase());
-                continue;
-            }
-            if let Some(lower) = latin1_lower(c) {
+        if let Some(lower) = latin1_lower(c) {
+            scratch.push(lower);
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            if lower.is_alphanumeric() {
                 scratch.push(lower);
-                continue;
-            }
-            for lower in c.to_lowercase() {
-                if lower.is_alphanumeric() {
-                    scratch.push(lower);
-                } else if !scratch.is_empty() {
-                    emit(Word::Lower(scratch));
-                    scratch.clear();
-                }
+            } else if !scratch.is_empty() {
+                emit(scratch);
+                scratch.clear();
             }
         }
-        if !scratch.is_empty() {
-            emit(Word::Lower(scratch));
-        }
+    }
+    if !scratch.is_empty() {
+        emit(scratch);
     }
 }
 
@@ -496,7 +518,7 @@ fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &
             None => block.keys.push(None),
             Some(text) => {
                 words.clear();
-                for_each_word(text, lower, bits, |word| words.push(hash_word(word)));
+                push_word_hashes(text, lower, bits, words);
                 block.keys.push(Some(sequence_key(words)));
                 if let Some(size) = shingle_size {
                     push_shingles(words, size, seen, &mut block.tokens);
@@ -512,20 +534,42 @@ fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &
 
 /// Appends the distinct shingle hashes of a text given as its word hashes, in order of first
 /// occurrence.
+///
+/// A shingle's hash is the XOR of its word hashes, the `k`-th rotated left by `k` bits, so the
+/// next window's hash follows from the last one in three operations whatever the shingle size.
+/// Word hashes are finalised (uniform over 64 bits), so two different shingles collide with
+/// probability about 2^-64; a shingle that repeats words still stays within 2^-60, since the
+/// rotations are distinct as long as the size is at most 64. Larger sizes fold the words with
+/// multiplications instead.
 fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut Vec<u64>) {
     if words.is_empty() {
         return;
     }
     let window = size.min(words.len());
     seen.clear(words.len() - window + 1);
-    for w in words.windows(window) {
-        let shingle = finish(
-            w.iter()
-                .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
-        );
+    let mut push = |shingle: u64| {
         if seen.insert(shingle) {
             tokens.push(shingle);
         }
+    };
+    if window > 64 {
+        for w in words.windows(window) {
+            push(finish(
+                w.iter()
+                    .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
+            ));
+        }
+        return;
+    }
+    let last = (window - 1) as u32;
+    let mut shingle = words[..window]
+        .iter()
+        .zip(0u32..)
+        .fold(0u64, |h, (&word, k)| h ^ word.rotate_left(k));
+    push(shingle);
+    for (&leaving, &entering) in words.iter().zip(&words[window..]) {
+        shingle = (shingle ^ leaving).rotate_right(1) ^ entering.rotate_left(last);
+        push(shingle);
     }
 }
 
@@ -757,32 +801,84 @@ fn prefix_len(threshold: f64, len: usize) -> usize {
 
 const MUL: u64 = 0x517c_c1b7_2722_0a95;
 
-/// A fast, non-cryptographic hash of a normalised word (FxHash-style over 8-byte blocks; for a
-/// word of up to 7 bytes it is a bijection, so short words never collide).
+/// OR-ing this into the bytes of an ASCII alphanumeric run lower-cases its letters and leaves its
+/// digits as they are.
+const ASCII_LOWER: u64 = 0x2020_2020_2020_2020;
+
+/// The hash of one normalised word, given as its bytes; `lower` is OR-ed into them first
+/// ([`ASCII_LOWER`] for a run of ASCII alphanumerics as it stands in the text, 0 for a word that is
+/// already lower-case), so both [`Word`] forms of one word hash alike.
 ///
-/// An ASCII word is lower-cased while it is loaded (OR-ing 0x20 lower-cases ASCII letters and
-/// leaves digits as they are), so both [`Word`] forms of one word hash alike.
-fn hash_word(word: Word<'_>) -> u64 {
-    let (bytes, lower) = match word {
-        Word::Ascii(w) => (w.as_bytes(), 0x2020_2020_2020_2020u64),
-        Word::Lower(w) => (w.as_bytes(), 0),
-    };
+/// A word of up to 8 bytes (most words) is its bytes as an integer, finalised: a bijection, so
+/// short words never collide. Longer words are folded 8 bytes at a time, FxHash-style.
+fn hash_word(bytes: &[u8], lower: u64) -> u64 {
+    match bytes.len() {
+        0..=7 => hash_short_word(load_tail(bytes) | lower, bytes.len()),
+        8 => hash_short_word(load_8(bytes) | lower, 8),
+        _ => hash_long_word(bytes, lower),
+    }
+}
+
+/// [`hash_word`] of a word of 1 to 8 bytes, from `raw`: the word's bytes (lower-cased) in its
+/// low `len` bytes, anything in the others.
+#[inline]
+fn hash_short_word(raw: u64, len: usize) -> u64 {
+    finish(raw & (u64::MAX >> (64 - 8 * len)))
+}
+
+/// [`hash_word`] of a word of more than 8 bytes.
+fn hash_long_word(bytes: &[u8], lower: u64) -> u64 {
     let mut h = bytes.len() as u64;
     let mut blocks = bytes.chunks_exact(8);
     for block in &mut blocks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(block);
-        h = (h.rotate_left(5) ^ (u64::from_le_bytes(word) | lower)).wrapping_mul(MUL);
+        h = (h.rotate_left(5) ^ (load_8(block) | lower)).wrapping_mul(MUL);
     }
     let rest = blocks.remainder();
-    // Only the bytes present are lower-cased: the zero padding must stay zero.
-    let tail_lower = if rest.is_empty() {
-        0
-    } else {
-        lower & (u64::MAX >> (64 - 8 * rest.len()))
-    };
-    // No finaliser: word hashes are only combined into shingle hashes and keys, which have one.
-    (h.rotate_left(5) ^ (load_tail(rest) | tail_lower)).wrapping_mul(MUL)
+    if !rest.is_empty() {
+        // Only the bytes present are lower-cased: the zero padding must stay zero.
+        let tail = (load_tail(rest) | lower) & (u64::MAX >> (64 - 8 * rest.len()));
+        h = (h.rotate_left(5) ^ tail).wrapping_mul(MUL);
+    }
+    finish(h)
+}
+
+/// The first 8 bytes of `bytes` (at least 8) as a little-endian integer.
+#[inline]
+fn load_8(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// Pushes the [`hash_word`] of each word [`for_each_word`] yields for `text`, in order: the hot
+/// path of the per-text pass.
+///
+/// An ASCII segment (all of them in an ASCII text) of up to 8 bytes, which is most words, is read
+/// with one unaligned load and masked, instead of byte by byte; other segments go through the
+/// Unicode rule.
+fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words: &mut Vec<u64>) {
+    let bytes = text.as_bytes();
+    let all_ascii = text.is_ascii();
+    for_each_segment(bytes, bits, |start, end| {
+        let segment = &bytes[start..end];
+        if !all_ascii && !segment.is_ascii() {
+            lower_words(&text[start..end], scratch, |word| {
+                words.push(hash_word(word.as_bytes(), 0))
+            });
+            return;
+        }
+        let len = end - start;
+        words.push(if len <= 8 {
+            // Reading past the word is fine while still inside the text: the mask drops it.
+            let raw = match bytes.get(start..start + 8) {
+                Some(eight) => load_8(eight),
+                None => load_tail(segment),
+            };
+            hash_short_word(raw | ASCII_LOWER, len)
+        } else {
+            hash_long_word(segment, ASCII_LOWER)
+        });
+    });
 }
 
 /// `rest` (at most 7 bytes) as a little-endian integer padded with zeros, read without a copy into
@@ -1065,7 +1161,74 @@ mod tests {
     fn ascii_and_built_words_hash_alike() {
         for word in ["x", "abc", "abcdefg", "abcdefgh", "abcdefghijklmnopq", "r2d2"] {
             let upper = word.to_ascii_uppercase();
-            assert_eq!(hash_word(Word::Ascii(&upper)), hash_word(Word::Lower(word)), "{word}");
+            assert_eq!(
+                hash_word(upper.as_bytes(), ASCII_LOWER),
+                hash_word(word.as_bytes(), 0),
+                "{word}"
+            );
+        }
+    }
+
+    /// The general path's word hashes: what the ASCII fast path must reproduce.
+    fn general_word_hashes(text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        for_each_word(text, &mut String::new(), &mut Vec::new(), |word| {
+            hashes.push(match word {
+                Word::Ascii(w) => hash_word(w.as_bytes(), ASCII_LOWER),
+                Word::Lower(w) => hash_word(w.as_bytes(), 0),
+            });
+        });
+        hashes
+    }
+
+    fn fast_word_hashes(text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        push_word_hashes(text, &mut String::new(), &mut Vec::new(), &mut hashes);
+        hashes
+    }
+
+    #[test]
+    fn the_ascii_fast_path_equals_the_general_path() {
+        // Words of every length from 1 to 20 ending at every offset around the 64-byte blocks.
+        for len in 1..=20 {
+            for pad in 0..70 {
+                let word: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+                let text = format!("{}{} Tail{}", " ".repeat(pad), word.to_uppercase(), "-".repeat(pad % 3));
+                assert_eq!(fast_word_hashes(&text), general_word_hashes(&text), "{text:?}");
+                let bare = format!("{}{word}", ".".repeat(pad));
+                assert_eq!(fast_word_hashes(&bare), general_word_hashes(&bare), "{bare:?}");
+            }
+        }
+        for text in [
+            "",
+            " ",
+            "a",
+            "-- ** --",
+            "A1b2C3d4E5f6G7h8",
+            &"x".repeat(64),
+            &"y ".repeat(64),
+        ] {
+            assert_eq!(fast_word_hashes(text), general_word_hashes(text), "{text:?}");
+        }
+        assert_eq!(fast_word_hashes("Hello, WORLD"), general_word_hashes("hello world"));
+    }
+
+    #[test]
+    fn rolling_shingle_hashes_equal_the_direct_definition() {
+        let words: Vec<u64> = (1..=40u64).map(|i| finish(i % 7)).collect();
+        for size in 1..=12 {
+            let mut tokens = Vec::new();
+            push_shingles(&words, size, &mut TokenSet::default(), &mut tokens);
+            let mut direct: Vec<u64> = Vec::new();
+            for w in words.windows(size) {
+                let h = w.iter().zip(0u32..).fold(0, |h, (&x, k)| h ^ x.rotate_left(k));
+                if !direct.contains(&h) {
+                    direct.push(h);
+                }
+            }
+            assert_eq!(tokens, direct, "size {size}");
+            // The words repeat with period 7: so do the shingles, which the set keeps once.
+            assert_eq!(tokens.len(), 7.min(words.len() - size + 1), "size {size}");
         }
     }
 
@@ -1261,6 +1424,16 @@ mod tests {
             let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
             prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
             prop_assert_eq!(hash_dedup(&refs, anchors), all_pairs(&refs, anchors, 2.0, size));
+        }
+
+        #[test]
+        fn the_ascii_fast_path_equals_the_general_path_on_any_ascii(text in "[ -~\t\n]{0,300}") {
+            prop_assert_eq!(fast_word_hashes(&text), general_word_hashes(&text));
+        }
+
+        #[test]
+        fn the_fast_path_equals_the_general_path_on_mixed_text(text in "([ -~]{0,12}[éÄßİΣ—’\u{300}]?){0,30}") {
+            prop_assert_eq!(fast_word_hashes(&text), general_word_hashes(&text));
         }
 
         #[test]
