@@ -4,13 +4,11 @@ use std::collections::HashSet;
 
 use rag_core::{Chunk, ChunkId, PackerError, RequestContext, TokenCounter};
 
-/// A chunk that passed validation, with what the later stages need from it.
-#[derive(Debug)]
-pub(crate) struct ValidChunk {
-    pub(crate) chunk: Chunk,
+/// What validation found out about a chunk that passed it: what the later stages need.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checked {
     pub(crate) tokens: usize,
     pub(crate) score: f64,
-    pub(crate) input_position: usize,
 }
 
 /// The budget as a count of tokens; zero or negative is an error.
@@ -62,20 +60,20 @@ pub fn chunk_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<usize, 
     Ok(tokens)
 }
 
-/// Checks every chunk, in input order, and reports the first problem found.
+/// Checks every chunk, in input order, and reports the first problem found; on success, returns
+/// each chunk's tokens and score, by input position.
 ///
 /// Per chunk the checks run in this order: tenant, duplicate id, score, tokens. The tenant check
 /// comes first because a foreign chunk must be refused whatever else is wrong with it.
 pub(crate) fn validate_chunks(
     ctx: &RequestContext,
-    chunks: Vec<Chunk>,
+    chunks: &[Chunk],
     counter: &dyn TokenCounter,
-) -> Result<Vec<ValidChunk>, PackerError> {
-    // Checked on borrowed chunks first, so the duplicate-id set holds references instead of a
-    // clone of every id; only an error clones what it names.
+) -> Result<Vec<Checked>, PackerError> {
+    // The set holds references, not a clone of every id; only an error clones what it names.
     let mut seen: HashSet<&ChunkId> = HashSet::with_capacity(chunks.len());
     let mut checked = Vec::with_capacity(chunks.len());
-    for chunk in &chunks {
+    for chunk in chunks {
         if chunk.tenant_id != ctx.tenant_id {
             return Err(PackerError::ForeignTenant {
                 chunk_id: chunk.id.clone(),
@@ -95,17 +93,10 @@ pub(crate) fn validate_chunks(
                 score,
             });
         }
-        checked.push((chunk_tokens(chunk, counter)?, score));
-    }
-    Ok(chunks
-        .into_iter()
-        .zip(checked)
-        .enumerate()
-        .map(|(input_position, (chunk, (tokens, score)))| ValidChunk {
-            chunk,
-            tokens,
+        checked.push(Checked {
+            tokens: chunk_tokens(chunk, counter)?,
             score,
-            input_position,
-        })
-        .collect())
+        });
+    }
+    Ok(checked)
 }

@@ -24,7 +24,6 @@
 //! from the representative's (an exact duplicate of it if it was kept, otherwise the same near
 //! duplicate verdict; see [`jaccard_dedup`]).
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
@@ -32,6 +31,10 @@ use std::ops::Range;
 use rag_core::PackerError;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+
+use prefix_index::{PrefixIndex, SharedTokens};
+
+mod prefix_index;
 
 /// One normalised word, as [`for_each_word`] yields it.
 #[derive(Clone, Copy)]
@@ -56,14 +59,17 @@ fn is_word_byte(b: u8) -> bool {
 ///
 /// Eight bytes at a time (SWAR): the scanner then steps from word to word with bit operations
 /// instead of branching on every byte. A unit test checks it against the byte-by-byte rule.
-fn word_bits(text: &[u8], bits: &mut Vec<u64>) {
+///
+/// Returns whether `text` is all ASCII, found on the way (it saves a pass over the text).
+fn word_bits(text: &[u8], bits: &mut Vec<u64>) -> bool {
     bits.clear();
     let mut mask = 0u64;
+    let mut high = 0u64;
     let mut blocks = text.chunks_exact(8);
     for (k, block) in (&mut blocks).enumerate() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(block);
-        mask |= word_byte_flags(u64::from_le_bytes(word)) << (8 * (k % 8));
+        let x = load_8(block);
+        high |= x;
+        mask |= word_byte_flags(x) << (8 * (k % 8));
         if k % 8 == 7 {
             bits.push(mask);
             mask = 0;
@@ -73,11 +79,14 @@ fn word_bits(text: &[u8], bits: &mut Vec<u64>) {
     let full = text.len() / 8;
     if !rest.is_empty() {
         // Zero padding is a separator, so it adds no flags.
-        mask |= word_byte_flags(load_tail(rest)) << (8 * (full % 8));
+        let x = load_tail(rest);
+        high |= x;
+        mask |= word_byte_flags(x) << (8 * (full % 8));
     }
     if !full.is_multiple_of(8) || !rest.is_empty() {
         bits.push(mask);
     }
+    high & 0x8080_8080_8080_8080 == 0
 }
 
 /// The word-byte flags of the eight bytes of `x` (little-endian), as eight bits.
@@ -96,14 +105,13 @@ fn word_byte_flags(x: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// Calls `segment(start, end)` for each maximal run of word bytes of `bytes` (see [`word_bits`]),
-/// in order.
+/// Calls `segment(start, end)` for each maximal run of word bytes, in order, given the
+/// [`word_bits`] of a text of `len` bytes.
 ///
 /// Starts and ends are found 64 bytes at a time with bit operations: one mispredicted branch per
 /// block rather than one per word.
-fn for_each_segment(bytes: &[u8], bits: &mut Vec<u64>, mut segment: impl FnMut(usize, usize)) {
+fn for_each_segment(bits: &[u64], len: usize, mut segment: impl FnMut(usize, usize)) {
     const NONE: usize = usize::MAX;
-    word_bits(bytes, bits);
     let mut open = NONE;
     let mut carry = 0u64;
     for (block, &mask) in bits.iter().enumerate() {
@@ -132,7 +140,7 @@ fn for_each_segment(bytes: &[u8], bits: &mut Vec<u64>, mut segment: impl FnMut(u
     }
     // Bits past the end are zero, so only a segment ending exactly at a 64-byte boundary is open.
     if open != NONE {
-        segment(open, bytes.len());
+        segment(open, len);
     }
 }
 
@@ -144,7 +152,8 @@ fn for_each_segment(bytes: &[u8], bits: &mut Vec<u64>, mut segment: impl FnMut(u
 /// boundaries), found with [`for_each_segment`]. A segment of ASCII alphanumerics is one word as it
 /// stands; a segment with other characters follows the Unicode rule of [`lower_words`].
 fn for_each_word<'t>(text: &'t str, scratch: &mut String, bits: &mut Vec<u64>, mut emit: impl FnMut(Word<'_>)) {
-    for_each_segment(text.as_bytes(), bits, |start, end| {
+    word_bits(text.as_bytes(), bits);
+    for_each_segment(bits, text.len(), |start, end| {
         let segment: &'t str = &text[start..end];
         if segment.is_ascii() {
             emit(Word::Ascii(segment));
@@ -386,7 +395,18 @@ pub fn jaccard_dedup(
     };
     let representative = group_equal_texts(texts, &sets.blocks);
     sets.move_prefixes_first(threshold);
-    let mut index = PrefixIndex::new(threshold, sets.len(), texts.len());
+    // Only representatives are looked up (see above), so only their prefixes can share tokens.
+    let prefixes: Vec<&[u64]> = (0..texts.len())
+        .map(|i| match representative[i] {
+            Some(first) if first == i => {
+                let set = sets.set(i);
+                &set[..prefix_len(threshold, set.len())]
+            }
+            _ => &[],
+        })
+        .collect();
+    let shared = SharedTokens::find(&prefixes);
+    let mut index = PrefixIndex::new(threshold, shared.count(), texts.len());
     let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(texts.len());
     for (i, &first) in representative.iter().enumerate() {
         let verdict = match first {
@@ -399,15 +419,14 @@ pub fn jaccard_dedup(
                 near => near,
             },
             Some(_) => {
-                let set = sets.set(i);
-                let prefix = &set[..prefix_len(threshold, set.len())];
-                // Indexed before it is known to be kept: one hash lookup per token both finds the
-                // earlier texts sharing it and files this one; a text found to be a duplicate
-                // (about one in ten) is taken out again.
-                let mark = index.insert(i, prefix, i >= anchors);
-                match index.first_match(&sets, set) {
+                let ids = shared.of(i);
+                // Indexed before it is known to be kept: one pass over its shared tokens both finds
+                // the earlier texts sharing them and files this one; a text found to be a
+                // duplicate (about one in ten) is taken out again.
+                let mark = index.insert(i, ids, i >= anchors);
+                match index.first_match(&sets, sets.set(i)) {
                     Some((of, similarity)) => {
-                        index.retract(prefix, mark);
+                        index.retract(ids, mark);
                         DedupVerdict::NearDuplicate { of, similarity }
                     }
                     None => DedupVerdict::Kept,
@@ -546,7 +565,9 @@ fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut V
         return;
     }
     let window = size.min(words.len());
-    seen.clear(words.len() - window + 1);
+    // Room for four times the shingles: at a load of at most 1/8, a probe almost always finds
+    // a free slot first, which keeps the branch predictable.
+    seen.clear(4 * (words.len() - window + 1));
     let mut push = |shingle: u64| {
         if seen.insert(shingle) {
             tokens.push(shingle);
@@ -858,8 +879,8 @@ fn load_8(bytes: &[u8]) -> u64 {
 /// Unicode rule.
 fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words: &mut Vec<u64>) {
     let bytes = text.as_bytes();
-    let all_ascii = text.is_ascii();
-    for_each_segment(bytes, bits, |start, end| {
+    let all_ascii = word_bits(bytes, bits);
+    for_each_segment(bits, bytes.len(), |start, end| {
         let segment = &bytes[start..end];
         if !all_ascii && !segment.is_ascii() {
             lower_words(&text[start..end], scratch, |word| {
@@ -925,142 +946,6 @@ impl Hasher for PremixedHasher {
     fn write_u64(&mut self, value: u64) {
         self.0 = value;
     }
-}
-
-/// The inverted index over the prefixes of kept shingle sets (see [`prefix_len`]): indexing only
-/// prefixes and probing with the query's prefix misses no pair that reaches the threshold.
-struct PrefixIndex {
-    threshold: f64,
-    /// Per token, the latest posting; postings of one token are chained through `next`. Most
-    /// prefix tokens occur in one text only, so a chain avoids a vector per token.
-    head: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
-    posting_text: Vec<u32>,
-    next: Vec<u32>,
-    /// Per text, the last query that proposed it, so each pair is verified once.
-    seen_by: Vec<u32>,
-    proposals: Vec<u32>,
-    query: u32,
-    /// The current text's full set, filled only when a proposal needs verifying.
-    query_set: TokenSet,
-}
-
-const END: u32 = u32::MAX;
-
-impl PrefixIndex {
-    fn new(threshold: f64, shingles: usize, texts: usize) -> Self {
-        // Kept texts index about (1 - threshold) of their shingles.
-        let expected = ((shingles as f64) * (1.0 - threshold)) as usize + texts;
-        Self {
-            threshold,
-            head: HashMap::with_capacity_and_hasher(expected, BuildHasherDefault::default()),
-            posting_text: Vec::with_capacity(expected),
-            next: Vec::with_capacity(expected),
-            seen_by: vec![u32::MAX; texts],
-            proposals: Vec::new(),
-            query: 0,
-            query_set: TokenSet::default(),
-        }
-    }
-
-    /// Indexes `prefix` as that of `text`; with `propose`, also collects the earlier texts that
-    /// share one of its tokens as this query's proposals. Returns the mark to
-    /// [`retract`](Self::retract) it with.
-    fn insert(&mut self, text: usize, prefix: &[u64], propose: bool) -> usize {
-        let mark = self.posting_text.len();
-        self.query = self.query.wrapping_add(1);
-        self.proposals.clear();
-        for &token in prefix {
-            let node = self.posting_text.len() as u32;
-            self.posting_text.push(text as u32);
-            let previous = match self.head.entry(token) {
-                Entry::Occupied(mut entry) => std::mem::replace(entry.get_mut(), node),
-                Entry::Vacant(entry) => {
-                    entry.insert(node);
-                    END
-                }
-            };
-            self.next.push(previous);
-            let mut node = if propose { previous } else { END };
-            while node != END {
-                let other = self.posting_text[node as usize];
-                let seen = &mut self.seen_by[other as usize];
-                if *seen != self.query {
-                    *seen = self.query;
-                    self.proposals.push(other);
-                }
-                node = self.next[node as usize];
-            }
-        }
-        mark
-    }
-
-    /// Takes out the postings of the last [`insert`](Self::insert), given its `prefix` and mark:
-    /// they head their chains, so each chain is restored to what it was.
-    fn retract(&mut self, prefix: &[u64], mark: usize) {
-        for (&token, &previous) in prefix.iter().zip(&self.next[mark..]) {
-            if previous == END {
-                self.head.remove(&token);
-            } else if let Some(head) = self.head.get_mut(&token) {
-                *head = previous;
-            }
-        }
-        self.posting_text.truncate(mark);
-        self.next.truncate(mark);
-    }
-
-    /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
-    fn first_match(&mut self, sets: &ShingleSets, set: &[u64]) -> Option<(usize, f64)> {
-        if set.is_empty() || self.proposals.is_empty() {
-            return None;
-        }
-        self.proposals.sort_unstable();
-        let mut query_loaded = false;
-        for &other in &self.proposals {
-            let other_set = sets.set(other as usize);
-            let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
-                continue;
-            };
-            if !query_loaded {
-                self.query_set.clear(set.len());
-                for &token in set {
-                    self.query_set.insert(token);
-                }
-                query_loaded = true;
-            }
-            // Count shared tokens, giving up as soon as the rest cannot bring the count to `needed`.
-            let mut shared = 0;
-            for (seen, &token) in other_set.iter().enumerate() {
-                if shared + (other_set.len() - seen) < needed {
-                    break;
-                }
-                shared += usize::from(self.query_set.contains(token));
-            }
-            if shared >= needed {
-                let similarity = similarity_from_counts(shared, set.len(), other_set.len());
-                return Some((other as usize, similarity));
-            }
-        }
-        None
-    }
-}
-
-/// The smallest overlap at which two sets of `len_a` and `len_b` tokens reach the threshold, or
-/// `None` if no overlap can (the length filter: `J <= min / max`).
-///
-/// Computed with the same [`similarity_from_counts`] the verdict uses, so the cut is exactly where
-/// the definition puts it, floating-point rounding included.
-fn min_overlap(threshold: f64, len_a: usize, len_b: usize) -> Option<usize> {
-    let most = len_a.min(len_b);
-    if most == 0 || similarity_from_counts(most, len_a, len_b) < threshold {
-        return None;
-    }
-    // J = o / (a + b - o) >= t  <=>  o >= t (a + b) / (1 + t); start just below and step up.
-    let estimate = threshold * (len_a + len_b) as f64 / (1.0 + threshold);
-    let mut overlap = (estimate.floor() as usize).saturating_sub(1).min(most);
-    while similarity_from_counts(overlap, len_a, len_b) < threshold {
-        overlap += 1;
-    }
-    Some(overlap)
 }
 
 #[cfg(test)]

@@ -1,0 +1,435 @@
+//! The candidate side of near dedup: which earlier kept texts can reach the threshold with a text.
+//!
+//! Prefix filtering (see [`prefix_len`](super::prefix_len)) says two texts can reach the
+//! threshold only if their prefixes share a token. A token found in the prefix of one text only
+//! can therefore never propose anything, and with rare-first prefixes that is nearly every
+//! token. [`SharedTokens`] finds, before the sequential pass, the tokens found in two or more
+//! prefixes and numbers them densely; [`PrefixIndex`] then indexes only those, in a plain vector
+//! instead of a hash table of every prefix token (which, at 100,000 texts, missed the cache on
+//! nearly every one of its 3.5 million lookups).
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::{ShingleSets, TokenSet, similarity_from_counts};
+
+/// In [`SharedTokens::ids`]: a token no other text's prefix has.
+pub(super) const UNSHARED: u32 = u32::MAX;
+
+/// Below this many prefix tokens in all, shared tokens are found on the calling thread.
+const PARALLEL_MIN_TOKENS: usize = 1 << 15;
+
+/// Prefix tokens per partition, on average: a partition's table then stays in the L1 cache.
+const TOKENS_PER_PARTITION: usize = 512;
+
+/// Prefix tokens renamed to dense numbers, keeping only those found in two or more prefixes.
+///
+/// Text and position numbers are `u32`, as in the index: 4 billion prefix tokens would be more
+/// than 30 GB of shingles, far beyond what a packer is handed.
+pub(super) struct SharedTokens {
+    /// Per text, where its prefix's entries start in `ids`; one more at the end.
+    starts: Vec<usize>,
+    /// Per prefix token of every text, in text order: its number, or [`UNSHARED`].
+    ids: Vec<u32>,
+    /// How many distinct shared tokens there are (numbers are `0..count`).
+    count: usize,
+}
+
+/// One range of texts' prefix tokens, grouped by partition.
+struct Scattered {
+    /// Partition `p` holds entries `bounds[p]..bounds[p + 1]`.
+    bounds: Vec<usize>,
+    tokens: Vec<u64>,
+    /// Where each token is in [`SharedTokens::ids`].
+    positions: Vec<u32>,
+}
+
+impl SharedTokens {
+    /// Finds the tokens shared by two or more of `prefixes` (one per text; empty for a text that
+    /// is not looked up).
+    ///
+    /// The prefix tokens are grouped by partition (the top bits of the token) and each partition
+    /// is counted in a table small enough to stay in cache, partitions in parallel. Numbers
+    /// follow the partitions in order and, within one, the first occurrence in text order, so
+    /// the result does not depend on the number of threads.
+    pub(super) fn find(prefixes: &[&[u64]]) -> Self {
+        let mut starts = Vec::with_capacity(prefixes.len() + 1);
+        let mut total = 0;
+        starts.push(0);
+        for prefix in prefixes {
+            total += prefix.len();
+            starts.push(total);
+        }
+        let mut ids = vec![UNSHARED; total];
+        let bits = (total / TOKENS_PER_PARTITION)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(16);
+        let partitions = 1usize << bits;
+        let partition = move |token: u64| token.checked_shr(64 - bits).unwrap_or(0) as usize;
+        let parallel = total >= PARALLEL_MIN_TOKENS;
+
+        let scatter = |texts: Range<usize>| {
+            let mut bounds = vec![0usize; partitions + 1];
+            for prefix in &prefixes[texts.clone()] {
+                for &token in *prefix {
+                    bounds[partition(token) + 1] += 1;
+                }
+            }
+            for p in 1..=partitions {
+                bounds[p] += bounds[p - 1];
+            }
+            let len = bounds[partitions];
+            let (mut tokens, mut positions) = (vec![0u64; len], vec![0u32; len]);
+            let mut cursor = bounds[..partitions].to_vec();
+            for text in texts {
+                for (&token, position) in prefixes[text].iter().zip(starts[text]..) {
+                    let at = &mut cursor[partition(token)];
+                    tokens[*at] = token;
+                    positions[*at] = position as u32;
+                    *at += 1;
+                }
+            }
+            Scattered {
+                bounds,
+                tokens,
+                positions,
+            }
+        };
+        let scattered: Vec<Scattered> = if parallel {
+            text_ranges(&starts, rayon::current_num_threads() * 4)
+                .into_par_iter()
+                .map(scatter)
+                .collect()
+        } else {
+            vec![scatter(0..prefixes.len())]
+        };
+
+        // Per partition: (position, number within the partition) of every shared token.
+        let count_partition = |table: &mut CountTable, p: usize| {
+            let entries = || {
+                scattered.iter().flat_map(move |part| {
+                    let range = part.bounds[p]..part.bounds[p + 1];
+                    part.tokens[range.clone()].iter().zip(&part.positions[range])
+                })
+            };
+            table.clear(scattered.iter().map(|part| part.bounds[p + 1] - part.bounds[p]).sum());
+            for (&token, _) in entries() {
+                table.count(token);
+            }
+            let mut shared = Vec::new();
+            let mut numbered = 0u32;
+            for (&token, &position) in entries() {
+                if let Some(number) = table.number(token, &mut numbered) {
+                    shared.push((position, number));
+                }
+            }
+            (shared, numbered as usize)
+        };
+        let found: Vec<(Vec<(u32, u32)>, usize)> = if parallel {
+            (0..partitions)
+                .into_par_iter()
+                .map_init(CountTable::default, count_partition)
+                .collect()
+        } else {
+            let mut table = CountTable::default();
+            (0..partitions).map(|p| count_partition(&mut table, p)).collect()
+        };
+        let mut count = 0;
+        for (shared, numbered) in found {
+            for (position, number) in shared {
+                ids[position as usize] = (count + number as usize) as u32;
+            }
+            count += numbered;
+        }
+        Self { starts, ids, count }
+    }
+
+    /// How many distinct shared tokens there are.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The numbers of `text`'s prefix tokens, in prefix order, [`UNSHARED`] for most.
+    pub(super) fn of(&self, text: usize) -> &[u32] {
+        &self.ids[self.starts[text]..self.starts[text + 1]]
+    }
+}
+
+/// About `parts` contiguous ranges of texts with similar numbers of prefix tokens.
+fn text_ranges(starts: &[usize], parts: usize) -> Vec<Range<usize>> {
+    let texts = starts.len() - 1;
+    let total = starts[texts];
+    let per_part = total.div_ceil(parts.max(1)).max(1);
+    let mut ranges = Vec::with_capacity(parts + 1);
+    let mut begin = 0;
+    while begin < texts {
+        // The first text whose prefix starts at or past the next cut.
+        let cut = starts[begin] + per_part;
+        let end = starts.partition_point(|&s| s < cut).clamp(begin + 1, texts);
+        ranges.push(begin..end);
+        begin = end;
+    }
+    ranges
+}
+
+/// An open-addressing table from token to how often it was seen (once, twice or more) and its
+/// number, reused from partition to partition and cleared in O(1).
+#[derive(Default)]
+struct CountTable {
+    tokens: Vec<u64>,
+    /// 0: seen once; 1: seen again, not numbered yet; `n + 2`: numbered `n`.
+    states: Vec<u32>,
+    /// A slot is occupied when its stamp equals `generation`.
+    stamps: Vec<u32>,
+    generation: u32,
+}
+
+impl CountTable {
+    fn clear(&mut self, capacity: usize) {
+        let wanted = (capacity * 2).next_power_of_two().max(16);
+        if wanted > self.tokens.len() {
+            self.tokens = vec![0; wanted];
+            self.states = vec![0; wanted];
+            self.stamps = vec![0; wanted];
+            self.generation = 0;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamps.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// The slot holding `token`, or the free slot where it belongs.
+    fn slot(&self, token: u64) -> (usize, bool) {
+        let mask = self.tokens.len() - 1;
+        let mut slot = token as usize & mask;
+        while self.stamps[slot] == self.generation {
+            if self.tokens[slot] == token {
+                return (slot, true);
+            }
+            slot = (slot + 1) & mask;
+        }
+        (slot, false)
+    }
+
+    fn count(&mut self, token: u64) {
+        match self.slot(token) {
+            (slot, true) => {
+                if self.states[slot] == 0 {
+                    self.states[slot] = 1;
+                }
+            }
+            (slot, false) => {
+                self.stamps[slot] = self.generation;
+                self.tokens[slot] = token;
+                self.states[slot] = 0;
+            }
+        }
+    }
+
+    /// The number of a token [`count`](Self::count)ed twice or more (numbering it now if it has
+    /// none yet, from `next`), or `None` for a token seen once.
+    fn number(&mut self, token: u64, next: &mut u32) -> Option<u32> {
+        let (slot, _) = self.slot(token);
+        match self.states[slot] {
+            0 => None,
+            1 => {
+                self.states[slot] = *next + 2;
+                *next += 1;
+                Some(*next - 1)
+            }
+            numbered => Some(numbered - 2),
+        }
+    }
+}
+
+/// The inverted index over the shared prefix tokens of the kept texts: probing it with a text's
+/// prefix finds every earlier kept text whose prefix shares a token with it, which prefix
+/// filtering proves is a superset of those that can reach the threshold.
+pub(super) struct PrefixIndex {
+    threshold: f64,
+    /// Per shared token, the latest posting; postings of one token are chained through `next`.
+    head: Vec<u32>,
+    posting_text: Vec<u32>,
+    next: Vec<u32>,
+    /// Per text, the last query that proposed it, so each pair is verified once.
+    seen_by: Vec<u32>,
+    proposals: Vec<u32>,
+    query: u32,
+    /// The current text's full set, filled only when a proposal needs verifying.
+    query_set: TokenSet,
+}
+
+const END: u32 = u32::MAX;
+
+impl PrefixIndex {
+    pub(super) fn new(threshold: f64, shared_tokens: usize, texts: usize) -> Self {
+        Self {
+            threshold,
+            head: vec![END; shared_tokens],
+            posting_text: Vec::new(),
+            next: Vec::new(),
+            seen_by: vec![u32::MAX; texts],
+            proposals: Vec::new(),
+            query: 0,
+            query_set: TokenSet::default(),
+        }
+    }
+
+    /// Indexes the shared tokens among `ids` (a text's [`SharedTokens::of`]) as those of `text`;
+    /// with `propose`, also collects the earlier texts that share one of them as this query's
+    /// proposals. Returns the mark to [`retract`](Self::retract) it with.
+    pub(super) fn insert(&mut self, text: usize, ids: &[u32], propose: bool) -> usize {
+        let mark = self.posting_text.len();
+        self.query = self.query.wrapping_add(1);
+        self.proposals.clear();
+        for &id in ids.iter().filter(|&&id| id != UNSHARED) {
+            let node = self.posting_text.len() as u32;
+            self.posting_text.push(text as u32);
+            let previous = std::mem::replace(&mut self.head[id as usize], node);
+            self.next.push(previous);
+            let mut node = if propose { previous } else { END };
+            while node != END {
+                let other = self.posting_text[node as usize];
+                let seen = &mut self.seen_by[other as usize];
+                if *seen != self.query {
+                    *seen = self.query;
+                    self.proposals.push(other);
+                }
+                node = self.next[node as usize];
+            }
+        }
+        mark
+    }
+
+    /// Takes out the postings of the last [`insert`](Self::insert), given its `ids` and mark: they
+    /// head their chains, so each chain is restored to what it was.
+    pub(super) fn retract(&mut self, ids: &[u32], mark: usize) {
+        let shared = ids.iter().filter(|&&id| id != UNSHARED);
+        for (&id, &previous) in shared.zip(&self.next[mark..]) {
+            self.head[id as usize] = previous;
+        }
+        self.posting_text.truncate(mark);
+        self.next.truncate(mark);
+    }
+
+    /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
+    pub(super) fn first_match(&mut self, sets: &ShingleSets, set: &[u64]) -> Option<(usize, f64)> {
+        if set.is_empty() || self.proposals.is_empty() {
+            return None;
+        }
+        self.proposals.sort_unstable();
+        let mut query_loaded = false;
+        for &other in &self.proposals {
+            let other_set = sets.set(other as usize);
+            let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
+                continue;
+            };
+            if !query_loaded {
+                self.query_set.clear(set.len());
+                for &token in set {
+                    self.query_set.insert(token);
+                }
+                query_loaded = true;
+            }
+            // Count shared tokens, giving up as soon as the rest cannot bring the count to `needed`.
+            let mut shared = 0;
+            for (seen, &token) in other_set.iter().enumerate() {
+                if shared + (other_set.len() - seen) < needed {
+                    break;
+                }
+                shared += usize::from(self.query_set.contains(token));
+            }
+            if shared >= needed {
+                let similarity = similarity_from_counts(shared, set.len(), other_set.len());
+                return Some((other as usize, similarity));
+            }
+        }
+        None
+    }
+}
+
+/// The smallest overlap at which two sets of `len_a` and `len_b` tokens reach the threshold, or
+/// `None` if no overlap can (the length filter: `J <= min / max`).
+///
+/// Computed with the same [`similarity_from_counts`] the verdict uses, so the cut is exactly where
+/// the definition puts it, floating-point rounding included.
+fn min_overlap(threshold: f64, len_a: usize, len_b: usize) -> Option<usize> {
+    let most = len_a.min(len_b);
+    if most == 0 || similarity_from_counts(most, len_a, len_b) < threshold {
+        return None;
+    }
+    // J = o / (a + b - o) >= t  <=>  o >= t (a + b) / (1 + t); start just below and step up.
+    let estimate = threshold * (len_a + len_b) as f64 / (1.0 + threshold);
+    let mut overlap = (estimate.floor() as usize).saturating_sub(1).min(most);
+    while similarity_from_counts(overlap, len_a, len_b) < threshold {
+        overlap += 1;
+    }
+    Some(overlap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_tokens_in_two_or_more_prefixes_are_numbered() {
+        let (a, b, c): (&[u64], &[u64], &[u64]) = (&[5, 1 << 63, 7], &[], &[9, 7, 5, 3 << 62]);
+        let shared = SharedTokens::find(&[a, b, c, &[1 << 63]]);
+        assert_eq!(shared.count, 3);
+        let (five, top, seven) = (shared.of(0)[0], shared.of(0)[1], shared.of(0)[2]);
+        assert!(five != UNSHARED && top != UNSHARED && seven != UNSHARED);
+        assert!(shared.of(1).is_empty());
+        assert_eq!(shared.of(2), [UNSHARED, seven, five, UNSHARED]);
+        assert_eq!(shared.of(3), [top]);
+    }
+
+    #[test]
+    fn the_parallel_partitions_find_the_same_shared_tokens() {
+        // Enough tokens for the parallel path and many partitions; every 7th text repeats
+        // tokens of the text before it.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let prefixes: Vec<Vec<u64>> = (0..4_000)
+            .map(|_| {
+                (0..20)
+                    .map(|_| {
+                        state = super::super::finish(state.wrapping_add(1));
+                        state
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut prefixes = prefixes;
+        for i in (7..prefixes.len()).step_by(7) {
+            let copy: Vec<u64> = prefixes[i - 1][..5].to_vec();
+            prefixes[i][10..15].copy_from_slice(&copy);
+        }
+        let refs: Vec<&[u64]> = prefixes.iter().map(Vec::as_slice).collect();
+        assert!(refs.iter().map(|p| p.len()).sum::<usize>() >= PARALLEL_MIN_TOKENS);
+        let shared = SharedTokens::find(&refs);
+        assert_eq!(shared.count, 5 * (7..prefixes.len()).step_by(7).count());
+        for (i, prefix) in prefixes.iter().enumerate() {
+            for (k, id) in shared.of(i).iter().enumerate() {
+                let copied = (i % 7 == 6 && k < 5) || (i % 7 == 0 && i > 0 && (10..15).contains(&k));
+                assert_eq!(*id != UNSHARED, copied, "text {i} token {k} ({:x})", prefix[k]);
+            }
+        }
+        for i in (7..prefixes.len()).step_by(7) {
+            assert_eq!(shared.of(i)[10..15], shared.of(i - 1)[..5]);
+        }
+    }
+
+    #[test]
+    fn text_ranges_cover_every_text_once() {
+        let starts = [0, 3, 3, 10, 11, 30, 31];
+        for parts in 1..8 {
+            let ranges = text_ranges(&starts, parts);
+            let covered: Vec<usize> = ranges.iter().flat_map(Clone::clone).collect();
+            assert_eq!(covered, (0..6).collect::<Vec<_>>(), "{parts}");
+        }
+    }
+}
