@@ -5,9 +5,9 @@
 //! perf record target/release/examples/pack_profile 10000 50
 //! ```
 //!
-//! Arguments: candidates (default 10,000) and repetitions (default 20). Prints the fastest and
-//! the median wall time; the candidates are generated once, and each run packs a fresh clone
-//! (the clone is not timed).
+//! Arguments: candidates (default 10,000), repetitions (default 20) and optionally `owned`.
+//! Prints the fastest and the median wall time of `pack_borrowed` on candidates generated once,
+//! or with `owned`, of `pack_blocking` on a fresh clone each time (the clone is not timed).
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
 
@@ -18,9 +18,10 @@ use rag_core::{RequestContext, SelectionStrategy};
 use rag_packer::{ContextPacker, PackerConfig};
 
 fn main() {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>().unwrap());
+    let mut args = std::env::args().skip(1).take(2).map(|a| a.parse::<usize>().unwrap());
     let n = args.next().unwrap_or(10_000);
     let reps = args.next().unwrap_or(20);
+    let owned = std::env::args().nth(3).is_some_and(|a| a == "owned");
     let chunks = packing::chunks(n);
     let packer = ContextPacker::new(PackerConfig {
         strategy: SelectionStrategy::Knapsack,
@@ -31,9 +32,13 @@ fn main() {
     let ctx = RequestContext::local("bench");
     let mut walls: Vec<Duration> = (0..reps)
         .map(|_| {
-            let input = chunks.clone();
+            let input = owned.then(|| chunks.clone());
             let start = Instant::now();
-            let packed = packer.pack_blocking(&ctx, input, 8000).unwrap();
+            let packed = match input {
+                Some(input) => packer.pack_blocking(&ctx, input, 8000),
+                None => packer.pack_borrowed(&ctx, &chunks, 8000),
+            }
+            .unwrap();
             let wall = start.elapsed();
             drop(packed);
             wall

@@ -107,22 +107,29 @@ impl SharedTokens {
             vec![scatter(0..prefixes.len())]
         };
 
-        // Per partition: (position, number within the partition) of every shared token.
+        // Per partition: (position, number within the partition) of every shared token, in one
+        // pass: a token's second occurrence numbers it and records its first.
         let count_partition = |table: &mut CountTable, p: usize| {
-            let entries = || {
-                scattered.iter().flat_map(move |part| {
-                    let range = part.bounds[p]..part.bounds[p + 1];
-                    part.tokens[range.clone()].iter().zip(&part.positions[range])
-                })
-            };
             table.clear(scattered.iter().map(|part| part.bounds[p + 1] - part.bounds[p]).sum());
-            for (&token, _) in entries() {
-                table.count(token);
-            }
             let mut shared = Vec::new();
             let mut numbered = 0u32;
-            for (&token, &position) in entries() {
-                if let Some(number) = table.number(token, &mut numbered) {
+            for part in &scattered {
+                let range = part.bounds[p]..part.bounds[p + 1];
+                for (&token, &position) in part.tokens[range.clone()].iter().zip(&part.positions[range]) {
+                    let (slot, found) = table.slot(token);
+                    if !found {
+                        table.insert(slot, token, position);
+                        continue;
+                    }
+                    let number = match table.numbers[slot] {
+                        UNSHARED => {
+                            table.numbers[slot] = numbered;
+                            shared.push((table.firsts[slot], numbered));
+                            numbered += 1;
+                            numbered - 1
+                        }
+                        number => number,
+                    };
                     shared.push((position, number));
                 }
             }
@@ -175,13 +182,15 @@ fn text_ranges(starts: &[usize], parts: usize) -> Vec<Range<usize>> {
     ranges
 }
 
-/// An open-addressing table from token to how often it was seen (once, twice or more) and its
-/// number, reused from partition to partition and cleared in O(1).
+/// An open-addressing table from token to where it was first seen and its number (once it has
+/// been seen twice), reused from partition to partition and cleared in O(1).
 #[derive(Default)]
 struct CountTable {
     tokens: Vec<u64>,
-    /// 0: seen once; 1: seen again, not numbered yet; `n + 2`: numbered `n`.
-    states: Vec<u32>,
+    /// The position of the token's first occurrence.
+    firsts: Vec<u32>,
+    /// The token's number, or [`UNSHARED`] while it was seen once.
+    numbers: Vec<u32>,
     /// A slot is occupied when its stamp equals `generation`.
     stamps: Vec<u32>,
     generation: u32,
@@ -189,10 +198,12 @@ struct CountTable {
 
 impl CountTable {
     fn clear(&mut self, capacity: usize) {
-        let wanted = (capacity * 2).next_power_of_two().max(16);
+        // A load of at most 1/4 keeps most probes at their first slot.
+        let wanted = (capacity * 4).next_power_of_two().max(16);
         if wanted > self.tokens.len() {
             self.tokens = vec![0; wanted];
-            self.states = vec![0; wanted];
+            self.firsts = vec![0; wanted];
+            self.numbers = vec![0; wanted];
             self.stamps = vec![0; wanted];
             self.generation = 0;
         }
@@ -203,7 +214,7 @@ impl CountTable {
         }
     }
 
-    /// The slot holding `token`, or the free slot where it belongs.
+    /// The slot holding `token`, or the free slot where it belongs, and whether it was found.
     fn slot(&self, token: u64) -> (usize, bool) {
         let mask = self.tokens.len() - 1;
         let mut slot = token as usize & mask;
@@ -216,34 +227,12 @@ impl CountTable {
         (slot, false)
     }
 
-    fn count(&mut self, token: u64) {
-        match self.slot(token) {
-            (slot, true) => {
-                if self.states[slot] == 0 {
-                    self.states[slot] = 1;
-                }
-            }
-            (slot, false) => {
-                self.stamps[slot] = self.generation;
-                self.tokens[slot] = token;
-                self.states[slot] = 0;
-            }
-        }
-    }
-
-    /// The number of a token [`count`](Self::count)ed twice or more (numbering it now if it has
-    /// none yet, from `next`), or `None` for a token seen once.
-    fn number(&mut self, token: u64, next: &mut u32) -> Option<u32> {
-        let (slot, _) = self.slot(token);
-        match self.states[slot] {
-            0 => None,
-            1 => {
-                self.states[slot] = *next + 2;
-                *next += 1;
-                Some(*next - 1)
-            }
-            numbered => Some(numbered - 2),
-        }
+    /// Fills the free `slot` with `token`, first seen at `position`.
+    fn insert(&mut self, slot: usize, token: u64, position: u32) {
+        self.stamps[slot] = self.generation;
+        self.tokens[slot] = token;
+        self.firsts[slot] = position;
+        self.numbers[slot] = UNSHARED;
     }
 }
 
