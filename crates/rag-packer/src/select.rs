@@ -140,14 +140,14 @@ pub fn knapsack_select(items: &[SelectionItem], room: usize, per_document: Optio
     let eligible: Vec<usize> = (0..items.len())
         .filter(|&i| items[i].tokens <= room && items[i].score >= 0.0)
         .collect();
-    let density = |i: usize| items[i].score / items[i].tokens.max(1) as f64;
-    let mut by_density = eligible.clone();
-    by_density.sort_by(|&a, &b| {
-        density(b)
-            .total_cmp(&density(a))
-            .then(items[b].score.total_cmp(&items[a].score))
-            .then(a.cmp(&b))
-    });
+    // The sort keys are computed once, not in every comparison; the position makes the order
+    // total, so an unstable sort gives the same result as a stable one.
+    let mut keyed: Vec<(f64, f64, usize)> = eligible
+        .iter()
+        .map(|&i| (items[i].score / items[i].tokens.max(1) as f64, items[i].score, i))
+        .collect();
+    keyed.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let by_density: Vec<usize> = keyed.into_iter().map(|(_, _, i)| i).collect();
     let (plain, plain_total) = greedy_pass(items, by_density.iter().copied(), None, room, per_document);
     let best_single = eligible.iter().copied().min_by(|&a, &b| {
         items[b]

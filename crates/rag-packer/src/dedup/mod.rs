@@ -350,7 +350,7 @@ pub enum DedupVerdict {
 /// );
 /// ```
 pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
-    let representative = group_equal_texts(texts, &analyse(texts, None));
+    let representative = group_equal_texts(texts, &analyse(texts, None).0);
     (0..texts.len())
         .map(|i| match representative[i] {
             Some(first) if first != i && i >= anchors => DedupVerdict::ExactDuplicate { of: first },
@@ -390,11 +390,12 @@ pub fn jaccard_dedup(
     shingle_size: usize,
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
-    let mut sets = ShingleSets {
-        blocks: analyse(texts, Some(shingle_size)),
-    };
+    let (blocks, rarity) = analyse(texts, Some(shingle_size));
+    let mut sets = ShingleSets { blocks };
     let representative = group_equal_texts(texts, &sets.blocks);
-    sets.move_prefixes_first(threshold);
+    if let Some(rarity) = rarity {
+        sets.move_prefixes_first(threshold, &rarity);
+    }
     // Only representatives are looked up (see above), so only their prefixes can share tokens.
     let prefixes: Vec<&[u64]> = (0..texts.len())
         .map(|i| match representative[i] {
@@ -496,25 +497,61 @@ struct Scratch {
 /// The per-text pass: reads each text once, hashing its normalised words, and derives its
 /// sequence key and (with `shingle_size`) its shingle set. Texts are independent, so large inputs
 /// are spread over the rayon pool, a block of texts per task.
-fn analyse(texts: &[Option<&str>], shingle_size: Option<usize>) -> Vec<Block> {
+///
+/// With shingling, the [`Rarity`] sketch is counted on the way, while each text's shingles are
+/// still in cache: one sketch per worker, summed at the end.
+fn analyse(texts: &[Option<&str>], shingle_size: Option<usize>) -> (Vec<Block>, Option<Rarity>) {
     let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
-    if bytes < PARALLEL_MIN_BYTES {
-        let mut scratch = Scratch::default();
-        texts
+    // About one shingle per six bytes; the sketch's size depends on the input only, so the order
+    // it defines does not depend on the threads.
+    let buckets = shingle_size.map_or(0, |_| Rarity::buckets_for(bytes / 6));
+    let (blocks, counts) = if bytes < PARALLEL_MIN_BYTES {
+        let (mut scratch, mut counts) = (Scratch::default(), vec![0u16; buckets]);
+        let blocks = texts
             .chunks(BLOCK_TEXTS)
-            .map(|block| analyse_block(block, shingle_size, &mut scratch))
-            .collect()
+            .map(|block| analyse_block(block, shingle_size, &mut scratch, &mut counts))
+            .collect();
+        (blocks, counts)
     } else {
         texts
             .par_chunks(BLOCK_TEXTS)
-            .map_init(Scratch::default, |scratch, block| {
-                analyse_block(block, shingle_size, scratch)
-            })
-            .collect()
-    }
+            .fold(
+                || (Vec::new(), Scratch::default(), vec![0u16; buckets]),
+                |(mut blocks, mut scratch, mut counts), block| {
+                    blocks.push(analyse_block(block, shingle_size, &mut scratch, &mut counts));
+                    (blocks, scratch, counts)
+                },
+            )
+            .map(|(blocks, _, counts)| (blocks, counts))
+            .reduce(
+                || (Vec::new(), Vec::new()),
+                |(mut blocks, mut counts), (later, other)| {
+                    // In order: the left side holds the earlier blocks.
+                    blocks.extend(later);
+                    if counts.is_empty() {
+                        counts = other;
+                    } else {
+                        // Saturating sums are the same in any grouping.
+                        for (x, y) in counts.iter_mut().zip(other) {
+                            *x = x.saturating_add(y);
+                        }
+                    }
+                    (blocks, counts)
+                },
+            )
+    };
+    let rarity = shingle_size.map(|_| Rarity::from_counts(counts, buckets));
+    (blocks, rarity)
 }
 
-fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &mut Scratch) -> Block {
+/// The per-text pass over one block; with shingling, each new shingle is counted in `counts`
+/// (a [`Rarity`] sketch of a power-of-two size).
+fn analyse_block(
+    texts: &[Option<&str>],
+    shingle_size: Option<usize>,
+    scratch: &mut Scratch,
+    counts: &mut [u16],
+) -> Block {
     let Scratch {
         words,
         lower,
@@ -532,22 +569,42 @@ fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &
         block.tokens.reserve(bytes / 6);
         block.ends.reserve(texts.len());
     }
-    for text in texts {
+    // The texts are separate allocations, so the hardware prefetcher cannot see the next one
+    // coming: its first cache lines are read one text ahead, which overlaps their misses with
+    // the work on the current text.
+    let mut touched = 0u8;
+    for (k, text) in texts.iter().enumerate() {
+        if let Some(Some(next)) = texts.get(k + 1) {
+            for line in next.as_bytes().iter().step_by(64).take(16) {
+                touched ^= line;
+            }
+        }
         match text {
             None => block.keys.push(None),
             Some(text) => {
                 words.clear();
                 push_word_hashes(text, lower, bits, words);
-                block.keys.push(Some(sequence_key(words)));
-                if let Some(size) = shingle_size {
-                    push_shingles(words, size, seen, &mut block.tokens);
-                }
+                let key = match shingle_size {
+                    Some(size) => {
+                        let start = block.tokens.len();
+                        let key = push_shingles(words, size, seen, &mut block.tokens);
+                        let mask = counts.len().wrapping_sub(1) as u64;
+                        for &shingle in &block.tokens[start..] {
+                            let bucket = &mut counts[(shingle & mask) as usize];
+                            *bucket = bucket.saturating_add(1);
+                        }
+                        key
+                    }
+                    None => sequence_key(words),
+                };
+                block.keys.push(Some(key));
             }
         }
         if shingle_size.is_some() {
             block.ends.push(block.tokens.len());
         }
     }
+    std::hint::black_box(touched);
     block
 }
 
@@ -560,9 +617,12 @@ fn analyse_block(texts: &[Option<&str>], shingle_size: Option<usize>, scratch: &
 /// probability about 2^-64; a shingle that repeats words still stays within 2^-60, since the
 /// rotations are distinct as long as the size is at most 64. Larger sizes fold the words with
 /// multiplications instead.
-fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut Vec<u64>) {
+///
+/// Returns the text's [`sequence_key`], computed in the same loop: on its own, that loop's chain
+/// of multiplications is pure latency, while here other work fills it.
+fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut Vec<u64>) -> u64 {
     if words.is_empty() {
-        return;
+        return sequence_key(words);
     }
     let window = size.min(words.len());
     // Room for four times the shingles: at a load of at most 1/8, a probe almost always finds
@@ -580,18 +640,23 @@ fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut V
                     .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
             ));
         }
-        return;
+        return sequence_key(words);
     }
     let last = (window - 1) as u32;
+    let mut key = words[..window]
+        .iter()
+        .fold(key_start(words.len()), |h, &w| key_step(h, w));
     let mut shingle = words[..window]
         .iter()
         .zip(0u32..)
         .fold(0u64, |h, (&word, k)| h ^ word.rotate_left(k));
     push(shingle);
     for (&leaving, &entering) in words.iter().zip(&words[window..]) {
+        key = key_step(key, entering);
         shingle = (shingle ^ leaving).rotate_right(1) ^ entering.rotate_left(last);
         push(shingle);
     }
+    finish(key)
 }
 
 /// Groups equal normalised texts by the keys of the per-text pass: returns, per text, the first
@@ -637,10 +702,18 @@ fn group_equal_texts(texts: &[Option<&str>], blocks: &[Block]) -> Vec<Option<usi
 
 /// A 64-bit key of a word-hash sequence (length included), for grouping equal texts.
 fn sequence_key(words: &[u64]) -> u64 {
-    let h = words.iter().fold(words.len() as u64 ^ 0x243f_6a88_85a3_08d3, |h, &w| {
-        (h.rotate_left(23) ^ w).wrapping_mul(MUL)
-    });
-    finish(h)
+    finish(words.iter().fold(key_start(words.len()), |h, &w| key_step(h, w)))
+}
+
+/// The state a [`sequence_key`] of `len` words starts from.
+fn key_start(len: usize) -> u64 {
+    len as u64 ^ 0x243f_6a88_85a3_08d3
+}
+
+/// One word folded into a [`sequence_key`].
+#[inline]
+fn key_step(h: u64, word: u64) -> u64 {
+    (h.rotate_left(23) ^ word).wrapping_mul(MUL)
 }
 
 /// The shingle sets of every text, as 64-bit shingle hashes, in the blocks of the per-text pass.
@@ -672,8 +745,7 @@ impl ShingleSets {
     /// prefixes, and so the posting lists probed, short: in hash order, the shingles of a
     /// boilerplate sentence land in a fifth of all prefixes and the index degrades to all pairs
     /// (measured: 20 times slower at 10,000 texts). Sets are independent, so this runs in parallel.
-    fn move_prefixes_first(&mut self, threshold: f64) {
-        let rarity = Rarity::count(&self.blocks);
+    fn move_prefixes_first(&mut self, threshold: f64, rarity: &Rarity) {
         let arrange = |keys: &mut Vec<u128>, block: &mut Block| {
             for local in 0..block.ends.len() {
                 let range = block.range(local);
@@ -715,38 +787,21 @@ struct Rarity {
 }
 
 impl Rarity {
-    fn count(blocks: &[Block]) -> Self {
-        let shingles: usize = blocks.iter().map(|b| b.tokens.len()).sum();
-        // The sketch stays within 512 KiB so that it lives in the L2 cache: a larger one made every
-        // count and every lookup a cache miss. With 16-bit counters, a shingle that occurs much
-        // more often than the sketch's background noise still sorts last, which is what keeps
-        // posting lists short.
-        let buckets = (shingles / 4).next_power_of_two().clamp(1 << 10, 1 << 18);
-        let mask = (buckets - 1) as u64;
-        let count_into = |mut counts: Vec<u16>, group: &[Block]| {
-            for &shingle in group.iter().flat_map(|b| &b.tokens) {
-                let bucket = &mut counts[(shingle & mask) as usize];
-                *bucket = bucket.saturating_add(1);
-            }
-            counts
-        };
-        let counts = if shingles < PARALLEL_MIN_BYTES / 6 {
-            count_into(vec![0; buckets], blocks)
-        } else {
-            // One sketch per worker, summed: more would cost more to zero and add than to count.
-            let per_group = blocks.len().div_ceil(rayon::current_num_threads()).max(1);
-            blocks
-                .par_chunks(per_group)
-                .map(|group| count_into(vec![0; buckets], group))
-                .reduce_with(|mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x = x.saturating_add(y);
-                    }
-                    a
-                })
-                .unwrap_or_else(|| vec![0; buckets])
-        };
-        Self { counts, mask }
+    /// The sketch's size for about `shingles` shingles.
+    ///
+    /// It stays within 512 KiB so that it lives in the L2 cache: a larger one made every count and
+    /// every lookup a cache miss. With 16-bit counters, a shingle that occurs much more often
+    /// than the sketch's background noise still sorts last, which is what keeps posting lists
+    /// short.
+    fn buckets_for(shingles: usize) -> usize {
+        (shingles / 4).next_power_of_two().clamp(1 << 10, 1 << 18)
+    }
+
+    fn from_counts(counts: Vec<u16>, buckets: usize) -> Self {
+        Self {
+            counts,
+            mask: (buckets - 1) as u64,
+        }
     }
 
     /// The position of `token` in the global order, as a sortable key: rarer first, then by hash.
@@ -1103,7 +1158,8 @@ mod tests {
         let words: Vec<u64> = (1..=40u64).map(|i| finish(i % 7)).collect();
         for size in 1..=12 {
             let mut tokens = Vec::new();
-            push_shingles(&words, size, &mut TokenSet::default(), &mut tokens);
+            let key = push_shingles(&words, size, &mut TokenSet::default(), &mut tokens);
+            assert_eq!(key, sequence_key(&words), "size {size}");
             let mut direct: Vec<u64> = Vec::new();
             for w in words.windows(size) {
                 let h = w.iter().zip(0u32..).fold(0, |h, (&x, k)| h ^ x.rotate_left(k));
