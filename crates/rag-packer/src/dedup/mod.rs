@@ -110,6 +110,7 @@ fn word_byte_flags(x: u64) -> u64 {
 ///
 /// Starts and ends are found 64 bytes at a time with bit operations: one mispredicted branch per
 /// block rather than one per word.
+#[inline(always)]
 fn for_each_segment(bits: &[u64], len: usize, mut segment: impl FnMut(usize, usize)) {
     const NONE: usize = usize::MAX;
     let mut open = NONE;
@@ -399,10 +400,7 @@ pub fn jaccard_dedup(
     // Only representatives are looked up (see above), so only their prefixes can share tokens.
     let prefixes: Vec<&[u64]> = (0..texts.len())
         .map(|i| match representative[i] {
-            Some(first) if first == i => {
-                let set = sets.set(i);
-                &set[..prefix_len(threshold, set.len())]
-            }
+            Some(first) if first == i => sets.prefix(i),
             _ => &[],
         })
         .collect();
@@ -472,6 +470,12 @@ struct Block {
     tokens: Vec<u64>,
     /// With shingling, per text, where its set ends in `tokens`.
     ends: Vec<usize>,
+    /// Once prefixes are known (see [`ShingleSets::move_prefixes_first`]): a copy of each text's
+    /// prefix, one after the other, so that the shared-token search reads them from one compact
+    /// array instead of from all over `tokens` (where nearly every prefix was a cache miss).
+    prefixes: Vec<u64>,
+    /// Per text, where its prefix ends in `prefixes`.
+    prefix_ends: Vec<usize>,
 }
 
 impl Block {
@@ -481,6 +485,14 @@ impl Block {
             None => 0,
         };
         start..self.ends[local]
+    }
+
+    fn prefix(&self, local: usize) -> &[u64] {
+        let start = match local.checked_sub(1) {
+            Some(previous) => self.prefix_ends[previous],
+            None => 0,
+        };
+        &self.prefixes[start..self.prefix_ends[local]]
     }
 }
 
@@ -562,6 +574,8 @@ fn analyse_block(
         keys: Vec::with_capacity(texts.len()),
         tokens: Vec::new(),
         ends: Vec::new(),
+        prefixes: Vec::new(),
+        prefix_ends: Vec::new(),
     };
     if shingle_size.is_some() {
         // About one shingle per word and a word per six bytes.
@@ -734,6 +748,11 @@ impl ShingleSets {
         &block.tokens[block.range(text % BLOCK_TEXTS)]
     }
 
+    /// The prefix of `text`'s set, once [`move_prefixes_first`](Self::move_prefixes_first) ran.
+    fn prefix(&self, text: usize) -> &[u64] {
+        self.blocks[text / BLOCK_TEXTS].prefix(text % BLOCK_TEXTS)
+    }
+
     /// The number of shingles over all sets.
     fn len(&self) -> usize {
         self.blocks.iter().map(|b| b.tokens.len()).sum()
@@ -747,20 +766,23 @@ impl ShingleSets {
     /// (measured: 20 times slower at 10,000 texts). Sets are independent, so this runs in parallel.
     fn move_prefixes_first(&mut self, threshold: f64, rarity: &Rarity) {
         let arrange = |keys: &mut Vec<u128>, block: &mut Block| {
+            block.prefixes.clear();
+            block.prefix_ends.clear();
             for local in 0..block.ends.len() {
                 let range = block.range(local);
                 let set = &mut block.tokens[range];
                 let p = prefix_len(threshold, set.len());
-                if p >= set.len() {
-                    continue;
+                if p < set.len() {
+                    keys.clear();
+                    keys.extend(set.iter().map(|&t| rarity.order_key(t)));
+                    keys.select_nth_unstable(p);
+                    // The low 64 bits of a key are the token itself.
+                    for (slot, &key) in set.iter_mut().zip(keys.iter()) {
+                        *slot = key as u64;
+                    }
                 }
-                keys.clear();
-                keys.extend(set.iter().map(|&t| rarity.order_key(t)));
-                keys.select_nth_unstable(p);
-                // The low 64 bits of a key are the token itself.
-                for (slot, &key) in set.iter_mut().zip(keys.iter()) {
-                    *slot = key as u64;
-                }
+                block.prefixes.extend_from_slice(&set[..p]);
+                block.prefix_ends.push(block.prefixes.len());
             }
         };
         if self.len() < PARALLEL_MIN_BYTES / 6 {
@@ -903,6 +925,7 @@ fn hash_short_word(raw: u64, len: usize) -> u64 {
 }
 
 /// [`hash_word`] of a word of more than 8 bytes.
+#[inline(never)]
 fn hash_long_word(bytes: &[u8], lower: u64) -> u64 {
     let mut h = bytes.len() as u64;
     let mut blocks = bytes.chunks_exact(8);
@@ -938,9 +961,7 @@ fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words
     for_each_segment(bits, bytes.len(), |start, end| {
         let segment = &bytes[start..end];
         if !all_ascii && !segment.is_ascii() {
-            lower_words(&text[start..end], scratch, |word| {
-                words.push(hash_word(word.as_bytes(), 0))
-            });
+            push_unicode_word_hashes(&text[start..end], scratch, words);
             return;
         }
         let len = end - start;
@@ -955,6 +976,14 @@ fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words
             hash_long_word(segment, ASCII_LOWER)
         });
     });
+}
+
+/// The slow path of [`push_word_hashes`], out of line so that the fast one stays small enough to be
+/// inlined into the segment loop.
+#[cold]
+#[inline(never)]
+fn push_unicode_word_hashes(segment: &str, scratch: &mut String, words: &mut Vec<u64>) {
+    lower_words(segment, scratch, |word| words.push(hash_word(word.as_bytes(), 0)));
 }
 
 /// `rest` (at most 7 bytes) as a little-endian integer padded with zeros, read without a copy into
