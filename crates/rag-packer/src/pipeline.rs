@@ -13,11 +13,11 @@ use rag_core::{
 use tracing::field::Empty;
 
 use crate::conflicts::detect_conflicts;
-use crate::dedup::{DedupVerdict, check_near_config, hash_dedup, jaccard_dedup};
+use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts, check_near_config};
 use crate::order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
 use crate::rank::rank_by;
 use crate::select::{SelectionItem, fit_to_budget, knapsack_select, optimal_select};
-use crate::validate::{validate_budget, validate_chunks};
+use crate::validate::{Checked, validate_budget, validate_chunks};
 
 /// How a [`ContextPacker`] packs.
 #[derive(Clone)]
@@ -268,13 +268,9 @@ impl ContextPacker {
         }
     }
 
-    /// Stages 1 to 7 and the accounting, on borrowed chunks: what goes where, by input position.
-    fn plan(&self, ctx: &RequestContext, chunks: &[Chunk], budget: i64) -> Result<Plan, PackerError> {
-        let config = &self.config;
-        let budget = validate_budget(budget)?;
-        // The chunks stay where they are until the end: every stage works on input positions, so
-        // that no chunk (several hundred bytes each) is moved more than once.
-        let checked = validate_chunks(ctx, chunks, config.token_counter.as_ref())?;
+    /// Stages 1 to 3: validation, the pinned chunks and their tokens, and the ranking.
+    fn validate_and_rank(&self, ctx: &RequestContext, chunks: &[Chunk], budget: usize) -> Result<Ranking, PackerError> {
+        let checked = validate_chunks(ctx, chunks, self.config.token_counter.as_ref())?;
 
         // Stage 2: pinned chunks, in input order, before anything else.
         let (pinned, candidates): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
@@ -286,7 +282,6 @@ impl ContextPacker {
         if pinned_tokens > budget {
             return Err(PackerError::PinnedOverBudget { pinned_tokens, budget });
         }
-        let room = budget - pinned_tokens;
 
         // Stage 3: one ranking for everything that follows (input positions, best first).
         let ranked: Vec<usize> = rank_by(candidates.len(), |k| {
@@ -295,16 +290,50 @@ impl ContextPacker {
         .into_iter()
         .map(|k| candidates[k])
         .collect();
-        drop(candidates);
+        Ok(Ranking {
+            checked,
+            pinned,
+            ranked,
+            pinned_tokens,
+            room: budget - pinned_tokens,
+        })
+    }
+
+    /// Stages 1 to 7 and the accounting, on borrowed chunks: what goes where, by input position.
+    fn plan(&self, ctx: &RequestContext, chunks: &[Chunk], budget: i64) -> Result<Plan, PackerError> {
+        let config = &self.config;
+        let budget = validate_budget(budget)?;
+        // The chunks stay where they are until the end: every stage works on input positions, so
+        // that no chunk (several hundred bytes each) is moved more than once.
+        let texts: Vec<Option<&str>> = chunks.iter().map(Chunk::content).collect();
+        let near = config
+            .jaccard_threshold
+            .map(|threshold| (threshold, config.shingle_size));
+        // Most of dedup's work (reading every text once) does not depend on the ranking, so on
+        // large inputs it starts on the thread pool while this thread validates and ranks. On a
+        // validation error that work is wasted, and the error waits for it.
+        let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
+        let (ranking, prepared) = if bytes >= PARALLEL_MIN_BYTES {
+            rayon::join(
+                || self.validate_and_rank(ctx, chunks, budget),
+                || PreparedTexts::new(&texts, near),
+            )
+        } else {
+            let ranking = self.validate_and_rank(ctx, chunks, budget);
+            (ranking, PreparedTexts::new(&texts, near))
+        };
+        let Ranking {
+            checked,
+            pinned,
+            ranked,
+            pinned_tokens,
+            room,
+        } = ranking?;
 
         // Stages 4-5: dedup in priority order, pinned first; `of` indexes this same order.
         let priority: Vec<usize> = pinned.iter().chain(&ranked).copied().collect();
-        let texts: Vec<Option<&str>> = priority.iter().map(|&i| chunks[i].content()).collect();
-        let verdicts = match config.jaccard_threshold {
-            Some(threshold) => jaccard_dedup(&texts, pinned.len(), threshold, config.shingle_size)?,
-            None => hash_dedup(&texts, pinned.len()),
-        };
-        drop(texts);
+        let verdicts = prepared.verdicts(&texts, &priority, pinned.len());
+        drop((prepared, texts));
         let ranked_verdicts = &verdicts[pinned.len()..];
 
         // Stage 6: selection among survivors, in rank order.
@@ -412,6 +441,18 @@ impl ContextPacker {
             notes,
         })
     }
+}
+
+/// What stages 1 to 3 found, by input position.
+struct Ranking {
+    checked: Vec<Checked>,
+    /// The pinned chunks, in input order.
+    pinned: Vec<usize>,
+    /// The other chunks, best first.
+    ranked: Vec<usize>,
+    pinned_tokens: usize,
+    /// The budget the pinned chunks leave.
+    room: usize,
 }
 
 /// Where every chunk goes, by input position: the outcome of stages 1 to 7 and the accounting.

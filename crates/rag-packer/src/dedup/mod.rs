@@ -351,13 +351,8 @@ pub enum DedupVerdict {
 /// );
 /// ```
 pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
-    let representative = group_equal_texts(texts, &analyse(texts, None).0);
-    (0..texts.len())
-        .map(|i| match representative[i] {
-            Some(first) if first != i && i >= anchors => DedupVerdict::ExactDuplicate { of: first },
-            _ => DedupVerdict::Kept,
-        })
-        .collect()
+    let order: Vec<usize> = (0..texts.len()).collect();
+    PreparedTexts::new(texts, None).verdicts(texts, &order, anchors)
 }
 
 /// Exact and near dedup in one pass: each text is first checked for an exact duplicate, then for a
@@ -391,50 +386,91 @@ pub fn jaccard_dedup(
     shingle_size: usize,
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
-    let (blocks, rarity) = analyse(texts, Some(shingle_size));
-    let mut sets = ShingleSets { blocks };
-    let representative = group_equal_texts(texts, &sets.blocks);
-    if let Some(rarity) = rarity {
-        sets.move_prefixes_first(threshold, &rarity);
+    let order: Vec<usize> = (0..texts.len()).collect();
+    Ok(PreparedTexts::new(texts, Some((threshold, shingle_size))).verdicts(texts, &order, anchors))
+}
+
+/// The part of dedup that does not depend on the priority order, done once per text: word hashes,
+/// sequence keys and (for near dedup) shingle sets with their prefixes first. The packer prepares
+/// the texts in input order while it validates and ranks the chunks, then asks for the
+/// [`verdicts`](Self::verdicts) in priority order.
+pub(crate) struct PreparedTexts {
+    sets: ShingleSets,
+    /// With near dedup, its threshold.
+    threshold: Option<f64>,
+}
+
+impl PreparedTexts {
+    /// Prepares `texts` for exact dedup, and with `near = Some((threshold, shingle_size))`
+    /// (already checked with [`check_near_config`]) for near dedup too.
+    pub(crate) fn new(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Self {
+        let (blocks, rarity) = analyse(texts, near.map(|(_, size)| size));
+        let mut sets = ShingleSets { blocks };
+        if let (Some((threshold, _)), Some(rarity)) = (near, rarity) {
+            sets.move_prefixes_first(threshold, &rarity);
+        }
+        Self {
+            sets,
+            threshold: near.map(|(threshold, _)| threshold),
+        }
     }
-    // Only representatives are looked up (see above), so only their prefixes can share tokens.
-    let prefixes: Vec<&[u64]> = (0..texts.len())
-        .map(|i| match representative[i] {
-            Some(first) if first == i => sets.prefix(i),
-            _ => &[],
-        })
-        .collect();
-    let shared = SharedTokens::find(&prefixes);
-    let mut index = PrefixIndex::new(threshold, shared.count(), texts.len());
-    let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(texts.len());
-    for (i, &first) in representative.iter().enumerate() {
-        let verdict = match first {
-            None => DedupVerdict::Kept,
-            // A later member of a group: an anchor is kept (and needs no indexing, its set is the
-            // representative's); any other follows the representative, as documented above.
-            Some(first) if first != i => match verdicts[first] {
-                _ if i < anchors => DedupVerdict::Kept,
-                DedupVerdict::Kept => DedupVerdict::ExactDuplicate { of: first },
-                near => near,
-            },
-            Some(_) => {
-                let ids = shared.of(i);
-                // Indexed before it is known to be kept: one pass over its shared tokens both finds
-                // the earlier texts sharing them and files this one; a text found to be a
-                // duplicate (about one in ten) is taken out again.
-                let mark = index.insert(i, ids, i >= anchors);
-                match index.first_match(&sets, sets.set(i)) {
-                    Some((of, similarity)) => {
-                        index.retract(ids, mark);
-                        DedupVerdict::NearDuplicate { of, similarity }
-                    }
-                    None => DedupVerdict::Kept,
-                }
-            }
+
+    /// The verdicts for the prepared `texts` taken in priority order: position `p` of the result
+    /// is about `texts[order[p]]`, and `of` is a position in `order`. The first `anchors` are
+    /// always kept. `order` must list each text at most once.
+    pub(crate) fn verdicts(&self, texts: &[Option<&str>], order: &[usize], anchors: usize) -> Vec<DedupVerdict> {
+        let sets = &self.sets;
+        let representative = group_equal_texts(texts, &sets.blocks, order);
+        let Some(threshold) = self.threshold else {
+            return (0..order.len())
+                .map(|p| match representative[p] {
+                    Some(first) if first != p && p >= anchors => DedupVerdict::ExactDuplicate { of: first },
+                    _ => DedupVerdict::Kept,
+                })
+                .collect();
         };
-        verdicts.push(verdict);
+        // Only representatives are looked up (see `jaccard_dedup`), so only their prefixes can
+        // share tokens.
+        let prefixes: Vec<&[u64]> = (0..order.len())
+            .map(|p| match representative[p] {
+                Some(first) if first == p => sets.prefix(order[p]),
+                _ => &[],
+            })
+            .collect();
+        let shared = SharedTokens::find(&prefixes);
+        let mut index = PrefixIndex::new(threshold, shared.count(), order.len());
+        let set_at = |p: usize| sets.set(order[p]);
+        let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(order.len());
+        for (p, &first) in representative.iter().enumerate() {
+            let verdict = match first {
+                None => DedupVerdict::Kept,
+                // A later member of a group: an anchor is kept (and needs no indexing, its set is
+                // the representative's); any other follows the representative, as documented on
+                // `jaccard_dedup`.
+                Some(first) if first != p => match verdicts[first] {
+                    _ if p < anchors => DedupVerdict::Kept,
+                    DedupVerdict::Kept => DedupVerdict::ExactDuplicate { of: first },
+                    near => near,
+                },
+                Some(_) => {
+                    let ids = shared.of(p);
+                    // Indexed before it is known to be kept: one pass over its shared tokens both
+                    // finds the earlier texts sharing them and files this one; a text found to be
+                    // a duplicate (about one in ten) is taken out again.
+                    let mark = index.insert(p, ids, p >= anchors);
+                    match index.first_match(set_at, set_at(p)) {
+                        Some((of, similarity)) => {
+                            index.retract(ids, mark);
+                            DedupVerdict::NearDuplicate { of, similarity }
+                        }
+                        None => DedupVerdict::Kept,
+                    }
+                }
+            };
+            verdicts.push(verdict);
+        }
+        verdicts
     }
-    Ok(verdicts)
 }
 
 /// The near-dedup settings must make sense: a threshold of 0 would call every pair a duplicate.
@@ -459,7 +495,7 @@ const BLOCK_TEXTS: usize = 128;
 
 /// Below this much text the per-text pass stays on the calling thread: handing out the work would
 /// cost about as much as it saves.
-const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+pub(crate) const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 
 /// What the per-text pass found for a block of [`BLOCK_TEXTS`] consecutive texts.
 struct Block {
@@ -673,39 +709,40 @@ fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tokens: &mut V
     finish(key)
 }
 
-/// Groups equal normalised texts by the keys of the per-text pass: returns, per text, the first
-/// text with the same normalised text (itself if none came before), or `None` for a `None` text.
-fn group_equal_texts(texts: &[Option<&str>], blocks: &[Block]) -> Vec<Option<usize>> {
+/// Groups equal normalised texts by the keys of the per-text pass, taking the texts in `order`:
+/// returns, per position `p`, the first position whose text has the same normalised text (`p`
+/// itself if none came before), or `None` for a `None` text.
+fn group_equal_texts(texts: &[Option<&str>], blocks: &[Block], order: &[usize]) -> Vec<Option<usize>> {
     let mut groups: HashMap<u64, usize, BuildHasherDefault<PremixedHasher>> =
-        HashMap::with_capacity_and_hasher(texts.len(), BuildHasherDefault::default());
+        HashMap::with_capacity_and_hasher(order.len(), BuildHasherDefault::default());
     // Representatives that share a key, chained: almost always a chain of one.
-    let mut same_key: Vec<usize> = vec![usize::MAX; texts.len()];
-    let mut representative = Vec::with_capacity(texts.len());
-    let keys = blocks.iter().flat_map(|block| &block.keys);
-    for (i, (text, key)) in texts.iter().zip(keys).enumerate() {
-        let (Some(text), Some(key)) = (text, *key) else {
+    let mut same_key: Vec<usize> = vec![usize::MAX; order.len()];
+    let mut representative = Vec::with_capacity(order.len());
+    for (p, &i) in order.iter().enumerate() {
+        let key = blocks[i / BLOCK_TEXTS].keys[i % BLOCK_TEXTS];
+        let (Some(text), Some(key)) = (texts[i], key) else {
             representative.push(None);
             continue;
         };
-        let mut first = i;
+        let mut first = p;
         match groups.get(&key) {
             None => {
-                groups.insert(key, i);
+                groups.insert(key, p);
             }
             Some(&head) => {
                 // Confirm on the texts themselves: equal keys are not proof of equal texts.
                 let normalised = normalise(text);
                 let mut at = head;
                 while at != usize::MAX {
-                    if texts[at].is_some_and(|other| normalise(other) == normalised) {
+                    if texts[order[at]].is_some_and(|other| normalise(other) == normalised) {
                         first = at;
                         break;
                     }
                     at = same_key[at];
                 }
-                if first == i {
-                    same_key[i] = head;
-                    groups.insert(key, i);
+                if first == p {
+                    same_key[p] = head;
+                    groups.insert(key, p);
                 }
             }
         }
@@ -1368,6 +1405,28 @@ mod tests {
         ) {
             let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
             prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
+        }
+
+        #[test]
+        fn prepared_texts_in_any_order_give_the_verdicts_of_that_order(
+            texts in prop::collection::vec(small_text(), 0..24),
+            anchors in 0usize..4,
+            rotate in 0usize..24,
+            threshold in prop::sample::select(vec![0.34, 0.6, 0.8, 1.0]),
+            near in any::<bool>(),
+        ) {
+            // The packer prepares texts in input order and asks for verdicts in priority order.
+            let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+            let mut order: Vec<usize> = (0..refs.len()).rev().collect();
+            let by = rotate.min(order.len());
+            order.rotate_left(by);
+            let in_priority: Vec<Option<&str>> = order.iter().map(|&i| refs[i]).collect();
+            let (settings, want) = if near {
+                (Some((threshold, 2)), jaccard_dedup(&in_priority, anchors, threshold, 2).unwrap())
+            } else {
+                (None, hash_dedup(&in_priority, anchors))
+            };
+            prop_assert_eq!(PreparedTexts::new(&refs, settings).verdicts(&refs, &order, anchors), want);
         }
 
         #[test]

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::{ShingleSets, TokenSet, similarity_from_counts};
+use super::{TokenSet, similarity_from_counts};
 
 /// In [`SharedTokens::ids`]: a token no other text's prefix has.
 pub(super) const UNSHARED: u32 = u32::MAX;
@@ -307,14 +307,15 @@ impl PrefixIndex {
     }
 
     /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
-    pub(super) fn first_match(&mut self, sets: &ShingleSets, set: &[u64]) -> Option<(usize, f64)> {
+    /// `set_of` gives the shingle set of an earlier text.
+    pub(super) fn first_match<'s>(&mut self, set_of: impl Fn(usize) -> &'s [u64], set: &[u64]) -> Option<(usize, f64)> {
         if set.is_empty() || self.proposals.is_empty() {
             return None;
         }
         self.proposals.sort_unstable();
         let mut query_loaded = false;
         for &other in &self.proposals {
-            let other_set = sets.set(other as usize);
+            let other_set = set_of(other as usize);
             let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
                 continue;
             };
