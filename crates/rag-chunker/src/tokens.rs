@@ -1,11 +1,67 @@
 //! Token counters on `tiktoken-rs`.
 //!
-//! Building a BPE table costs 60-150 ms in release builds (over a second in debug), so each
-//! encoding is built at most once per process, shared by every counter that names it, and only on
-//! the first count: a packer whose chunks all carry a cached `token_count` never pays for it.
+//! Building a BPE table costs 60-150 ms in release builds (over a second in debug), so tables are
+//! built only on the first count (a packer whose chunks all carry a cached `token_count` never
+//! pays for one), shared by every counter that names the encoding, and kept for the process.
+//!
+//! One table per encoding is not quite enough on several threads: tiktoken-rs gives each thread
+//! its own copy of the pre-tokenizer regex, but the copies share the compiled pattern's inner
+//! matchers and with them one pool of match caches, which serialises the threads. Measured here,
+//! two threads encoding with one shared table took 1.5 to 2.5 times as long as with a table each.
+//! So threads are spread over up to [`TABLES_PER_ENCODING`] tables, each built on the first count
+//! of a thread that needs it.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rag_core::{ChunkError, TokenCounter};
 use tiktoken_rs::CoreBPE;
+
+/// The most tables one encoding gets, one per slot of threads (see the module documentation). A
+/// table takes about 23 MB and 60-80 ms to build; the first slot is tiktoken-rs's own singleton.
+pub const TABLES_PER_ENCODING: usize = 4;
+
+/// The tables of one encoding, by thread slot.
+struct Tables {
+    /// Slot 0: the crate's singleton, shared with any other user of tiktoken-rs in the process.
+    singleton: fn() -> &'static CoreBPE,
+    /// Builds a fresh table (`None` only if the crate's embedded data failed to load, which its
+    /// singleton would have panicked on already).
+    build: fn() -> Option<CoreBPE>,
+    others: [OnceLock<Option<CoreBPE>>; TABLES_PER_ENCODING - 1],
+}
+
+impl Tables {
+    const fn new(singleton: fn() -> &'static CoreBPE, build: fn() -> Option<CoreBPE>) -> Self {
+        Self {
+            singleton,
+            build,
+            others: [const { OnceLock::new() }; TABLES_PER_ENCODING - 1],
+        }
+    }
+
+    /// The calling thread's table.
+    fn get(&'static self) -> &'static CoreBPE {
+        let slot = THREAD_SLOT.with(|slot| *slot);
+        match slot.checked_sub(1).and_then(|other| self.others.get(other)) {
+            Some(cell) => cell
+                .get_or_init(self.build)
+                .as_ref()
+                .unwrap_or_else(|| (self.singleton)()),
+            None => (self.singleton)(),
+        }
+    }
+}
+
+static CL100K: Tables = Tables::new(tiktoken_rs::cl100k_base_singleton, || tiktoken_rs::cl100k_base().ok());
+static O200K: Tables = Tables::new(tiktoken_rs::o200k_base_singleton, || tiktoken_rs::o200k_base().ok());
+
+/// Threads take slots in the order of their first count, round robin.
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static THREAD_SLOT: usize = NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % TABLES_PER_ENCODING;
+}
 
 /// The encodings [`TiktokenCounter`] knows, by their tiktoken names.
 pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
@@ -26,8 +82,7 @@ pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
 /// ```
 #[derive(Clone, Copy)]
 pub struct TiktokenCounter {
-    /// The crate's lazily built singleton for the encoding.
-    bpe: fn() -> &'static CoreBPE,
+    tables: &'static Tables,
     name: &'static str,
 }
 
@@ -42,25 +97,25 @@ fn unknown_encoding(name: &str) -> ChunkError {
 impl TiktokenCounter {
     /// A counter for `encoding`; an unknown name is an error listing the supported ones.
     pub fn new(encoding: &str) -> Result<Self, ChunkError> {
-        let (bpe, name): (fn() -> &'static CoreBPE, _) = match encoding {
-            "cl100k_base" => (tiktoken_rs::cl100k_base_singleton, "tiktoken:cl100k_base"),
-            "o200k_base" => (tiktoken_rs::o200k_base_singleton, "tiktoken:o200k_base"),
+        let (tables, name): (&'static Tables, _) = match encoding {
+            "cl100k_base" => (&CL100K, "tiktoken:cl100k_base"),
+            "o200k_base" => (&O200K, "tiktoken:o200k_base"),
             other => return Err(unknown_encoding(other)),
         };
-        Ok(Self { bpe, name })
+        Ok(Self { tables, name })
     }
 
     /// The `cl100k_base` counter, the default of the chunker and the packer.
     pub fn cl100k() -> Self {
         Self {
-            bpe: tiktoken_rs::cl100k_base_singleton,
+            tables: &CL100K,
             name: "tiktoken:cl100k_base",
         }
     }
 
     /// The token ids of `text`, for callers that need more than the count.
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        (self.bpe)().encode_ordinary(text)
+        self.tables.get().encode_ordinary(text)
     }
 }
 
@@ -74,7 +129,7 @@ impl TokenCounter for TiktokenCounter {
     fn count(&self, text: &str) -> usize {
         // Special-token text such as "<|endoftext|>" in a document is ordinary text to us: counting
         // it as one special token would undercount what an API charges for user content.
-        (self.bpe)().encode_ordinary(text).len()
+        self.tables.get().encode_ordinary(text).len()
     }
 
     fn name(&self) -> &str {
@@ -186,6 +241,29 @@ mod tests {
             cl.count("<|endoftext|>") > 1,
             "special tokens in user text count as text"
         );
+    }
+
+    #[test]
+    fn every_thread_slot_counts_alike() {
+        // More threads than slots, so every slot's table is built and used, some by two threads.
+        let text = "Rerankers score (query, passage) pairs; the café's 3 TB index — ünïcode too.\n\n  x";
+        let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
+        let want: Vec<(usize, Vec<u32>)> = counters.iter().map(|c| (c.count(text), c.encode(text))).collect();
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..TABLES_PER_ENCODING + 2)
+                .map(|_| {
+                    scope.spawn(|| {
+                        counters
+                            .iter()
+                            .map(|c| (c.count(text), c.encode(text)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for thread in threads {
+                assert_eq!(thread.join().unwrap(), want);
+            }
+        });
     }
 
     #[test]
