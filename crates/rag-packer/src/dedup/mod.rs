@@ -105,43 +105,74 @@ fn word_byte_flags(x: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// Calls `segment(start, end)` for each maximal run of word bytes, in order, given the
-/// [`word_bits`] of a text of `len` bytes.
+/// The maximal runs of word bytes, as `(start, end)` in order, given the [`word_bits`] of a text
+/// of `len` bytes.
 ///
 /// Starts and ends are found 64 bytes at a time with bit operations: one mispredicted branch per
-/// block rather than one per word.
-#[inline(always)]
-fn for_each_segment(bits: &[u64], len: usize, mut segment: impl FnMut(usize, usize)) {
-    const NONE: usize = usize::MAX;
-    let mut open = NONE;
-    let mut carry = 0u64;
-    for (block, &mask) in bits.iter().enumerate() {
-        let before = (mask << 1) | carry;
-        // A start is a word byte after a separator; an end is a separator after a word byte. They
-        // alternate, beginning with an end when a segment is still open from the previous block.
-        let mut starts = mask & !before;
-        let mut ends = !mask & before;
-        carry = mask >> 63;
-        let base = 64 * block;
-        loop {
-            if open != NONE {
-                if ends == 0 {
-                    break;
-                }
-                segment(open, base + ends.trailing_zeros() as usize);
-                ends &= ends - 1;
-                open = NONE;
-            }
-            if starts == 0 {
-                break;
-            }
-            open = base + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
+/// block rather than one per word. An iterator rather than a callback, so that the caller's loop
+/// body is compiled into the loop.
+struct Segments<'b> {
+    bits: &'b [u64],
+    len: usize,
+    /// The next block of `bits` to load.
+    next_block: usize,
+    /// Where the current block starts in the text.
+    base: usize,
+    /// The current block's segment starts and ends not taken yet. A start is a word byte after a
+    /// separator; an end is a separator after a word byte. They alternate, beginning with an end
+    /// when a segment is still open from the previous block.
+    starts: u64,
+    ends: u64,
+    /// Whether the last byte of the previous block was a word byte.
+    carry: u64,
+    /// The start of the segment in progress, or `usize::MAX`.
+    open: usize,
+}
+
+impl<'b> Segments<'b> {
+    fn new(bits: &'b [u64], len: usize) -> Self {
+        Self {
+            bits,
+            len,
+            next_block: 0,
+            base: 0,
+            starts: 0,
+            ends: 0,
+            carry: 0,
+            open: usize::MAX,
         }
     }
-    // Bits past the end are zero, so only a segment ending exactly at a 64-byte boundary is open.
-    if open != NONE {
-        segment(open, len);
+}
+
+impl Iterator for Segments<'_> {
+    type Item = (usize, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if self.open == usize::MAX {
+                if self.starts != 0 {
+                    self.open = self.base + self.starts.trailing_zeros() as usize;
+                    self.starts &= self.starts - 1;
+                    continue;
+                }
+            } else if self.ends != 0 {
+                let end = self.base + self.ends.trailing_zeros() as usize;
+                self.ends &= self.ends - 1;
+                return Some((std::mem::replace(&mut self.open, usize::MAX), end));
+            }
+            let Some(&mask) = self.bits.get(self.next_block) else {
+                // Bits past the end are zero, so only a segment ending exactly at a 64-byte
+                // boundary is still open here.
+                return (self.open != usize::MAX).then(|| (std::mem::replace(&mut self.open, usize::MAX), self.len));
+            };
+            let before = (mask << 1) | self.carry;
+            self.starts = mask & !before;
+            self.ends = !mask & before;
+            self.carry = mask >> 63;
+            self.base = 64 * self.next_block;
+            self.next_block += 1;
+        }
     }
 }
 
@@ -150,18 +181,18 @@ fn for_each_segment(bits: &[u64], len: usize, mut segment: impl FnMut(usize, usi
 /// This is the one definition of the words: [`normalise`] joins what it yields, and the dedup
 /// hashes the same words (see [`push_word_hashes`]). The text is cut into *segments* at ASCII
 /// separators (no UTF-8 multi-byte sequence contains an ASCII byte, so these are character
-/// boundaries), found with [`for_each_segment`]. A segment of ASCII alphanumerics is one word as it
+/// boundaries), found with [`Segments`]. A segment of ASCII alphanumerics is one word as it
 /// stands; a segment with other characters follows the Unicode rule of [`lower_words`].
 fn for_each_word<'t>(text: &'t str, scratch: &mut String, bits: &mut Vec<u64>, mut emit: impl FnMut(Word<'_>)) {
     word_bits(text.as_bytes(), bits);
-    for_each_segment(bits, text.len(), |start, end| {
+    for (start, end) in Segments::new(bits, text.len()) {
         let segment: &'t str = &text[start..end];
         if segment.is_ascii() {
             emit(Word::Ascii(segment));
         } else {
             lower_words(segment, scratch, |word| emit(Word::Lower(word)));
         }
-    });
+    }
 }
 
 /// The words of a segment with non-ASCII characters, character by character: each character is
@@ -995,11 +1026,11 @@ fn load_8(bytes: &[u8]) -> u64 {
 fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words: &mut Vec<u64>) {
     let bytes = text.as_bytes();
     let all_ascii = word_bits(bytes, bits);
-    for_each_segment(bits, bytes.len(), |start, end| {
+    for (start, end) in Segments::new(bits, bytes.len()) {
         let segment = &bytes[start..end];
         if !all_ascii && !segment.is_ascii() {
             push_unicode_word_hashes(&text[start..end], scratch, words);
-            return;
+            continue;
         }
         let len = end - start;
         words.push(if len <= 8 {
@@ -1012,7 +1043,7 @@ fn push_word_hashes(text: &str, scratch: &mut String, bits: &mut Vec<u64>, words
         } else {
             hash_long_word(segment, ASCII_LOWER)
         });
-    });
+    }
 }
 
 /// The slow path of [`push_word_hashes`], out of line so that the fast one stays small enough to be
