@@ -27,6 +27,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
 
 use rag_core::PackerError;
 use rayon::prelude::*;
@@ -592,32 +593,39 @@ fn analyse(texts: &[Option<&str>], shingle_size: Option<usize>) -> (Vec<Block>, 
             .collect();
         (blocks, counts)
     } else {
-        texts
+        // One sketch per pool thread, taken by whichever block that thread runs: rayon splits
+        // the work into many more pieces than threads, and a zeroed sketch per piece, all added
+        // up afterwards, cost more than the counting itself.
+        let threads = rayon::current_num_threads();
+        let sketches: Vec<Mutex<Vec<u16>>> = (0..=threads).map(|_| Mutex::new(Vec::new())).collect();
+        let blocks = texts
             .par_chunks(BLOCK_TEXTS)
-            .fold(
-                || (Vec::new(), Scratch::default(), vec![0u16; buckets]),
-                |(mut blocks, mut scratch, mut counts), block| {
-                    blocks.push(analyse_block(block, shingle_size, &mut scratch, &mut counts));
-                    (blocks, scratch, counts)
-                },
-            )
-            .map(|(blocks, _, counts)| (blocks, counts))
-            .reduce(
-                || (Vec::new(), Vec::new()),
-                |(mut blocks, mut counts), (later, other)| {
-                    // In order: the left side holds the earlier blocks.
-                    blocks.extend(later);
-                    if counts.is_empty() {
-                        counts = other;
-                    } else {
-                        // Saturating sums are the same in any grouping.
-                        for (x, y) in counts.iter_mut().zip(other) {
-                            *x = x.saturating_add(y);
-                        }
-                    }
-                    (blocks, counts)
-                },
-            )
+            .map_init(Scratch::default, |scratch, block| {
+                let slot = rayon::current_thread_index().unwrap_or(threads).min(threads);
+                let mut counts = sketches[slot].lock().unwrap_or_else(PoisonError::into_inner);
+                if counts.len() != buckets {
+                    counts.resize(buckets, 0);
+                }
+                analyse_block(block, shingle_size, scratch, &mut counts)
+            })
+            .collect();
+        // Saturating sums are the same in any grouping, so the order of the threads does not
+        // matter.
+        let mut counts: Vec<u16> = Vec::new();
+        for sketch in sketches {
+            let sketch = sketch.into_inner().unwrap_or_else(PoisonError::into_inner);
+            if counts.is_empty() {
+                counts = sketch;
+            } else if !sketch.is_empty() {
+                for (x, y) in counts.iter_mut().zip(sketch) {
+                    *x = x.saturating_add(y);
+                }
+            }
+        }
+        if counts.len() != buckets {
+            counts.resize(buckets, 0);
+        }
+        (blocks, counts)
     };
     let rarity = shingle_size.map(|_| Rarity::from_counts(counts, buckets));
     (blocks, rarity)
