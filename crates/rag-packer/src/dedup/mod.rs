@@ -7,17 +7,25 @@
 //!
 //! Exact dedup compares [normalised](normalise) texts. Near dedup compares word [shingles] with the
 //! [Jaccard](jaccard) similarity. It is exact (it finds every pair at or above the threshold, as the
-//! all-pairs loop would) but does not compare all pairs: an inverted index over the rarest shingles
-//! of each kept text (prefix filtering) proposes the only texts that can reach the threshold, and
-//! each proposal is verified on the full shingle sets.
+//! all-pairs loop would) but does not compare all pairs: an inverted index over a prefix of each
+//! kept text's shingles (prefix filtering) proposes the only texts that can reach the threshold,
+//! and each proposal is verified on the full shingle sets.
 //!
 //! # How the hot path works
 //!
-//! Each text is read once: its normalised words are produced on the fly (ASCII without copying,
-//! other text through a small buffer) and hashed to 64 bits, and those word hashes give both the
-//! text's exact-dedup key and its shingle hashes. No normalised string is built except to confirm
-//! an exact match, so a hash collision can never drop a chunk as an exact duplicate. Shingles are
-//! compared as 64-bit hashes (see [`ShingleSets`] for what a collision would mean).
+//! The work per text does not depend on the priority order, so [`PreparedTexts`] does it first, in
+//! any order and on the rayon pool. Each text is read once: its words are found 64 bytes at a time
+//! with bit masks and hashed to 64 bits (a short ASCII word with one masked load; other text
+//! through a small buffer), and the same loop gives the text's exact-dedup key and its rolling
+//! shingle hashes; its prefix is then selected while the shingles are still in cache, in one global
+//! order that puts common shingles last ([`CommonShingles`], estimated from a sample of the texts).
+//! No normalised string is built except to confirm an exact match, so a hash collision can never
+//! drop a chunk as an exact duplicate. Shingles are compared as 64-bit hashes (see
+//! [`ShingleSets`] for what a collision would mean).
+//!
+//! The verdicts then come from one sequential pass in priority order. Only the prefix tokens found
+//! in two or more prefixes can propose anything; [`prefix_index`] finds those first, in parallel,
+//! and the pass indexes only them.
 //!
 //! Texts with equal normalised text form a group whose first member (its *representative*) is the
 //! only one shingled and indexed: a later member has the same shingle set, so its verdict follows
@@ -27,7 +35,6 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
-use std::sync::{Mutex, PoisonError};
 
 use rag_core::PackerError;
 use rayon::prelude::*;
@@ -436,13 +443,10 @@ impl PreparedTexts {
     /// Prepares `texts` for exact dedup, and with `near = Some((threshold, shingle_size))`
     /// (already checked with [`check_near_config`]) for near dedup too.
     pub(crate) fn new(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Self {
-        let (blocks, rarity) = analyse(texts, near.map(|(_, size)| size));
-        let mut sets = ShingleSets { blocks };
-        if let (Some((threshold, _)), Some(rarity)) = (near, rarity) {
-            sets.move_prefixes_first(threshold, &rarity);
-        }
         Self {
-            sets,
+            sets: ShingleSets {
+                blocks: analyse(texts, near),
+            },
             threshold: near.map(|(threshold, _)| threshold),
         }
     }
@@ -538,9 +542,9 @@ struct Block {
     tokens: Vec<u64>,
     /// With shingling, per text, where its set ends in `tokens`.
     ends: Vec<usize>,
-    /// Once prefixes are known (see [`ShingleSets::move_prefixes_first`]): a copy of each text's
-    /// prefix, one after the other, so that the shared-token search reads them from one compact
-    /// array instead of from all over `tokens` (where nearly every prefix was a cache miss).
+    /// With shingling, a copy of each text's prefix (see [`move_prefix_first`]), one after the
+    /// other, so that the shared-token search reads them from one compact array instead of from
+    /// all over `tokens` (where nearly every prefix was a cache miss).
     prefixes: Vec<u64>,
     /// Per text, where its prefix ends in `prefixes`.
     prefix_ends: Vec<usize>,
@@ -572,78 +576,51 @@ struct Scratch {
     bits: Vec<u64>,
     /// Removes repeated shingles within one text.
     seen: TokenSet,
+    /// For [`move_prefix_first`].
+    arrange: ArrangeScratch,
 }
 
 /// The per-text pass: reads each text once, hashing its normalised words, and derives its
-/// sequence key and (with `shingle_size`) its shingle set. Texts are independent, so large inputs
-/// are spread over the rayon pool, a block of texts per task.
+/// sequence key and, with `near = Some((threshold, shingle_size))`, its shingle set with its
+/// prefix (see [`prefix_len`]) moved to the front and copied out. Texts are independent, so large
+/// inputs are spread over the rayon pool, a block of texts per task.
 ///
-/// With shingling, the [`Rarity`] sketch is counted on the way, while each text's shingles are
-/// still in cache: one sketch per worker, summed at the end.
-fn analyse(texts: &[Option<&str>], shingle_size: Option<usize>) -> (Vec<Block>, Option<Rarity>) {
+/// The prefixes are taken in one global order of shingles, common ones last (see
+/// [`CommonShingles`]), which a sample of the texts decides before the pass: each set's prefix is
+/// then selected while its shingles are still in cache.
+fn analyse(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Vec<Block> {
     let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
-    // About one shingle per six bytes; the sketch's size depends on the input only, so the order
-    // it defines does not depend on the threads.
-    let buckets = shingle_size.map_or(0, |_| Rarity::buckets_for(bytes / 6));
-    let (blocks, counts) = if bytes < PARALLEL_MIN_BYTES {
-        let (mut scratch, mut counts) = (Scratch::default(), vec![0u16; buckets]);
-        let blocks = texts
+    let common = near.map(|(_, size)| CommonShingles::sample(texts, size));
+    let common = common.as_ref();
+    if bytes < PARALLEL_MIN_BYTES {
+        let mut scratch = Scratch::default();
+        texts
             .chunks(BLOCK_TEXTS)
-            .map(|block| analyse_block(block, shingle_size, &mut scratch, &mut counts))
-            .collect();
-        (blocks, counts)
+            .map(|block| analyse_block(block, near, common, &mut scratch))
+            .collect()
     } else {
-        // One sketch per pool thread, taken by whichever block that thread runs: rayon splits
-        // the work into many more pieces than threads, and a zeroed sketch per piece, all added
-        // up afterwards, cost more than the counting itself.
-        let threads = rayon::current_num_threads();
-        let sketches: Vec<Mutex<Vec<u16>>> = (0..=threads).map(|_| Mutex::new(Vec::new())).collect();
-        let blocks = texts
+        texts
             .par_chunks(BLOCK_TEXTS)
             .map_init(Scratch::default, |scratch, block| {
-                let slot = rayon::current_thread_index().unwrap_or(threads).min(threads);
-                let mut counts = sketches[slot].lock().unwrap_or_else(PoisonError::into_inner);
-                if counts.len() != buckets {
-                    counts.resize(buckets, 0);
-                }
-                analyse_block(block, shingle_size, scratch, &mut counts)
+                analyse_block(block, near, common, scratch)
             })
-            .collect();
-        // Saturating sums are the same in any grouping, so the order of the threads does not
-        // matter.
-        let mut counts: Vec<u16> = Vec::new();
-        for sketch in sketches {
-            let sketch = sketch.into_inner().unwrap_or_else(PoisonError::into_inner);
-            if counts.is_empty() {
-                counts = sketch;
-            } else if !sketch.is_empty() {
-                for (x, y) in counts.iter_mut().zip(sketch) {
-                    *x = x.saturating_add(y);
-                }
-            }
-        }
-        if counts.len() != buckets {
-            counts.resize(buckets, 0);
-        }
-        (blocks, counts)
-    };
-    let rarity = shingle_size.map(|_| Rarity::from_counts(counts, buckets));
-    (blocks, rarity)
+            .collect()
+    }
 }
 
-/// The per-text pass over one block; with shingling, each new shingle is counted in `counts`
-/// (a [`Rarity`] sketch of a power-of-two size).
+/// The per-text pass over one block (see [`analyse`]); `common` is given exactly when `near` is.
 fn analyse_block(
     texts: &[Option<&str>],
-    shingle_size: Option<usize>,
+    near: Option<(f64, usize)>,
+    common: Option<&CommonShingles>,
     scratch: &mut Scratch,
-    counts: &mut [u16],
 ) -> Block {
     let Scratch {
         words,
         lower,
         bits,
         seen,
+        arrange,
     } = scratch;
     let mut block = Block {
         keys: Vec::with_capacity(texts.len()),
@@ -652,11 +629,12 @@ fn analyse_block(
         prefixes: Vec::new(),
         prefix_ends: Vec::new(),
     };
-    if shingle_size.is_some() {
+    if near.is_some() {
         // About one shingle per word and a word per six bytes.
         let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
         block.tokens.reserve(bytes / 6);
         block.ends.reserve(texts.len());
+        block.prefix_ends.reserve(texts.len());
     }
     // The texts are separate allocations, so the hardware prefetcher cannot see the next one
     // coming: its first cache lines are read one text ahead, which overlaps their misses with
@@ -668,28 +646,27 @@ fn analyse_block(
                 touched ^= line;
             }
         }
+        let start = block.tokens.len();
         match text {
             None => block.keys.push(None),
             Some(text) => {
                 words.clear();
                 push_word_hashes(text, lower, bits, words);
-                let key = match shingle_size {
-                    Some(size) => {
-                        let start = block.tokens.len();
-                        let key = push_shingles(words, size, seen, &mut block.tokens);
-                        let mask = counts.len().wrapping_sub(1) as u64;
-                        for &shingle in &block.tokens[start..] {
-                            let bucket = &mut counts[(shingle & mask) as usize];
-                            *bucket = bucket.saturating_add(1);
-                        }
-                        key
-                    }
+                let key = match near {
+                    Some((_, size)) => push_shingles(words, size, seen, &mut block.tokens),
                     None => sequence_key(words),
                 };
                 block.keys.push(Some(key));
             }
         }
-        if shingle_size.is_some() {
+        if let (Some((threshold, _)), Some(common)) = (near, common) {
+            let set = &mut block.tokens[start..];
+            let p = prefix_len(threshold, set.len());
+            if p < set.len() {
+                move_prefix_first(set, p, common, arrange);
+            }
+            block.prefixes.extend_from_slice(&set[..p]);
+            block.prefix_ends.push(block.prefixes.len());
             block.ends.push(block.tokens.len());
         }
     }
@@ -812,8 +789,8 @@ fn key_step(h: u64, word: u64) -> u64 {
 /// probability 2^-64 per pair, so among a million distinct shingles the chance that any collision
 /// exists at all is about 3 in 100 million; a collision could shift one similarity by one shingle.
 ///
-/// A set is stored in no particular order except that, once [`move_prefixes_first`]
-/// (Self::move_prefixes_first) has run, its prefix (see [`prefix_len`]) comes first.
+/// A set is stored in no particular order except that its prefix (see [`prefix_len`]) comes
+/// first.
 struct ShingleSets {
     blocks: Vec<Block>,
 }
@@ -824,164 +801,160 @@ impl ShingleSets {
         &block.tokens[block.range(text % BLOCK_TEXTS)]
     }
 
-    /// The prefix of `text`'s set, once [`move_prefixes_first`](Self::move_prefixes_first) ran.
+    /// The prefix of `text`'s set.
     fn prefix(&self, text: usize) -> &[u64] {
         self.blocks[text / BLOCK_TEXTS].prefix(text % BLOCK_TEXTS)
     }
+}
 
-    /// The number of shingles over all sets.
-    fn len(&self) -> usize {
-        self.blocks.iter().map(|b| b.tokens.len()).sum()
+/// Shingles common enough across the texts to go last in the global order of prefix filtering;
+/// the order is (common or not, then the hash).
+///
+/// Prefix filtering needs one global order of shingles, and common ones last keeps the indexed
+/// prefixes, and so the posting lists probed, short: in plain hash order, the shingles of a
+/// boilerplate sentence land in a fifth of all prefixes and the index degrades to all pairs
+/// (measured: 20 times slower at 10,000 texts). *Any* order is correct as long as it is the same
+/// for every text, so "common" may be an estimate: it is counted on every 16th text, in a sketch
+/// (a collision only makes a shingle count as common too, which costs nothing but a little
+/// filtering), and a shingle seen 4 times there (in about 64 texts in all) is common.
+struct CommonShingles {
+    /// One bit per sketch bucket, set for the buckets of common shingles.
+    bits: Vec<u64>,
+    mask: u64,
+}
+
+impl CommonShingles {
+    /// Texts are sampled one in this many, by position.
+    const SAMPLE_EVERY: usize = 16;
+    /// The sample count from which a shingle is common.
+    const COMMON_AT: u8 = 4;
+
+    /// Counts the shingles of every [`SAMPLE_EVERY`](Self::SAMPLE_EVERY)-th text of `texts`.
+    fn sample(texts: &[Option<&str>], shingle_size: usize) -> Self {
+        let sampled: Vec<&str> = texts.iter().step_by(Self::SAMPLE_EVERY).flatten().copied().collect();
+        let shingles_of = |group: &[&str]| {
+            let mut scratch = Scratch::default();
+            let mut tokens = Vec::new();
+            for text in group {
+                scratch.words.clear();
+                push_word_hashes(text, &mut scratch.lower, &mut scratch.bits, &mut scratch.words);
+                push_shingles(&scratch.words, shingle_size, &mut scratch.seen, &mut tokens);
+            }
+            tokens
+        };
+        let bytes: usize = sampled.iter().map(|t| t.len()).sum();
+        let tokens: Vec<Vec<u64>> = if bytes < PARALLEL_MIN_BYTES {
+            vec![shingles_of(&sampled)]
+        } else {
+            sampled.par_chunks(BLOCK_TEXTS).map(shingles_of).collect()
+        };
+        // A load of at most a quarter keeps chance collisions of four rare shingles negligible;
+        // the cap (16 Mi buckets, 16 MiB of counts) is reached only past about 60,000 sampled
+        // texts, where the load stays below one.
+        let total: usize = tokens.iter().map(Vec::len).sum();
+        let buckets = (total * 4).next_power_of_two().clamp(1 << 10, 1 << 24);
+        let mask = (buckets - 1) as u64;
+        let mut counts = vec![0u8; buckets];
+        let mut bits = vec![0u64; buckets / 64];
+        for &token in tokens.iter().flatten() {
+            let bucket = (token & mask) as usize;
+            counts[bucket] = counts[bucket].saturating_add(1);
+            if counts[bucket] == Self::COMMON_AT {
+                bits[bucket / 64] |= 1 << (bucket % 64);
+            }
+        }
+        Self { bits, mask }
     }
 
-    /// Reorders every set so that its prefix in the global order of [`Rarity`] comes first.
-    ///
-    /// Prefix filtering needs one global order of shingles, and rarest first keeps the indexed
-    /// prefixes, and so the posting lists probed, short: in hash order, the shingles of a
-    /// boilerplate sentence land in a fifth of all prefixes and the index degrades to all pairs
-    /// (measured: 20 times slower at 10,000 texts). Sets are independent, so this runs in parallel.
-    fn move_prefixes_first(&mut self, threshold: f64, rarity: &Rarity) {
-        let arrange = |scratch: &mut ArrangeScratch, block: &mut Block| {
-            block.prefixes.clear();
-            block.prefix_ends.clear();
-            for local in 0..block.ends.len() {
-                let range = block.range(local);
-                let set = &mut block.tokens[range];
-                let p = prefix_len(threshold, set.len());
-                if p < set.len() {
-                    move_prefix_first(set, p, rarity, scratch);
-                }
-                block.prefixes.extend_from_slice(&set[..p]);
-                block.prefix_ends.push(block.prefixes.len());
-            }
-        };
-        if self.len() < PARALLEL_MIN_BYTES / 6 {
-            let mut scratch = ArrangeScratch::default();
-            self.blocks.iter_mut().for_each(|block| arrange(&mut scratch, block));
-        } else {
-            self.blocks
-                .par_iter_mut()
-                .for_each_init(ArrangeScratch::default, |scratch, block| arrange(scratch, block));
-        }
+    fn contains(&self, token: u64) -> bool {
+        let bucket = (token & self.mask) as usize;
+        self.bits[bucket / 64] >> (bucket % 64) & 1 == 1
     }
 }
 
 /// Buffers [`move_prefix_first`] reuses from set to set.
 #[derive(Default)]
 struct ArrangeScratch {
-    counts: Vec<u16>,
-    ties: Vec<u64>,
-    rest: Vec<u64>,
-    keys: Vec<u128>,
+    rare: Vec<u64>,
+    common: Vec<u64>,
+    low: Vec<u64>,
+    high: Vec<u64>,
 }
 
-/// Moves the first `p` tokens of `set` (fewer than all) in the global order of [`Rarity`] (count,
-/// then token) to its front, in no particular order.
+/// Moves the first `p` tokens of `set` (fewer than all) in the global order of [`CommonShingles`]
+/// (rare before common, then by value) to its front, in no particular order.
 ///
-/// The count of the `p`-th token is found from a histogram of the (small) counts; tokens of a
-/// lower count all belong to the prefix and tokens of a higher count do not, so one branch-free
-/// pass sorts them out, and only the tokens that tie on that count are ordered by value. Sets
-/// whose `p`-th count is too large for the histogram are ordered on full keys instead.
-fn move_prefix_first(set: &mut [u64], p: usize, rarity: &Rarity, scratch: &mut ArrangeScratch) {
-    const LEVELS: usize = 32;
+/// One branch-free pass splits rare from common tokens; the `p` smallest rare ones (or all rare
+/// ones and the smallest common ones) are then found by [`move_smallest_first`].
+fn move_prefix_first(set: &mut [u64], p: usize, common: &CommonShingles, scratch: &mut ArrangeScratch) {
+    let n = set.len();
     let ArrangeScratch {
-        counts,
-        ties,
-        rest,
-        keys,
+        rare,
+        common: frequent,
+        low,
+        high,
     } = scratch;
-    counts.clear();
-    counts.extend(set.iter().map(|&token| rarity.count_of(token)));
-    // Four histograms, filled in turn, so that equal counts in a row do not wait on each other.
-    let mut histograms = [[0u32; LEVELS]; 4];
-    for (k, &count) in counts.iter().enumerate() {
-        histograms[k % 4][usize::from(count).min(LEVELS - 1)] += 1;
+    rare.clear();
+    rare.resize(n, 0);
+    frequent.clear();
+    frequent.resize(n, 0);
+    let (mut r, mut f) = (0, 0);
+    for &token in set.iter() {
+        // Written to both, kept by one: no branch on a coin flip.
+        let is_common = common.contains(token);
+        rare[r] = token;
+        frequent[f] = token;
+        r += usize::from(!is_common);
+        f += usize::from(is_common);
     }
-    let (mut level, mut below) = (0, 0);
-    loop {
-        let here = histograms.iter().map(|h| h[level] as usize).sum::<usize>();
-        if below + here >= p {
-            break;
-        }
-        below += here;
-        level += 1;
+    let (rare, frequent) = (&mut rare[..r], &mut frequent[..f]);
+    if r >= p {
+        move_smallest_first(rare, p, low, high);
+    } else {
+        move_smallest_first(frequent, p - r, low, high);
     }
-    if level == LEVELS - 1 {
-        // The last level holds every higher count too: order those sets exactly.
-        keys.clear();
-        keys.extend(set.iter().map(|&t| rarity.order_key(t)));
-        keys.select_nth_unstable(p);
-        // The low 64 bits of a key are the token itself.
-        for (slot, &key) in set.iter_mut().zip(keys.iter()) {
-            *slot = key as u64;
-        }
+    set[..r].copy_from_slice(rare);
+    set[r..].copy_from_slice(frequent);
+}
+
+/// Moves the `p` smallest of `values` to its front, in no particular order.
+///
+/// Shingle hashes are uniform, so the `p`-th smallest of `n` is near `p / n` of the range: one
+/// branch-free pass keeps the values under a cut a little above that, and only those (about
+/// `p + 3 sqrt(p)`) are selected among, instead of all `n`. If too few fall under the cut (about
+/// once in a thousand sets), all of them are.
+fn move_smallest_first(values: &mut [u64], p: usize, low: &mut Vec<u64>, high: &mut Vec<u64>) {
+    let n = values.len();
+    if p >= n {
         return;
     }
-    let level = level as u16;
-    ties.clear();
-    ties.resize(set.len(), 0);
-    rest.clear();
-    rest.resize(set.len(), 0);
-    let (mut front, mut tied, mut after) = (0, 0, 0);
-    for i in 0..set.len() {
-        // Every token is written to all three places and kept by one, without a branch.
-        // `front <= i`, so writing the front never overwrites a token not yet read.
-        let (token, count) = (set[i], counts[i]);
-        set[front] = token;
-        ties[tied] = token;
-        rest[after] = token;
-        front += usize::from(count < level);
-        tied += usize::from(count == level);
-        after += usize::from(count > level);
-    }
-    let ties = &mut ties[..tied];
-    let needed = p - front;
-    if needed < ties.len() {
-        ties.select_nth_unstable(needed);
-    }
-    set[front..front + tied].copy_from_slice(ties);
-    set[front + tied..].copy_from_slice(&rest[..after]);
-}
-
-/// How often each shingle occurs across all sets, estimated in a small sketch: it defines the
-/// global order of prefix filtering, rarer first.
-///
-/// Exact frequencies would need a table of every distinct shingle; the estimate is enough because
-/// *any* order is correct as long as it is the same for every text, and (estimated count, hash) is.
-/// The counts saturate, and a saturating sum of non-negative counts is the same in any order, so
-/// counting in parallel gives the same sketch as counting on one thread.
-struct Rarity {
-    counts: Vec<u16>,
-    mask: u64,
-}
-
-impl Rarity {
-    /// The sketch's size for about `shingles` shingles.
-    ///
-    /// It stays within 512 KiB so that it lives in the L2 cache: a larger one made every count and
-    /// every lookup a cache miss. With 16-bit counters, a shingle that occurs much more often
-    /// than the sketch's background noise still sorts last, which is what keeps posting lists
-    /// short.
-    fn buckets_for(shingles: usize) -> usize {
-        (shingles / 4).next_power_of_two().clamp(1 << 10, 1 << 18)
-    }
-
-    fn from_counts(counts: Vec<u16>, buckets: usize) -> Self {
-        Self {
-            counts,
-            mask: (buckets - 1) as u64,
+    let expected = p as f64 + 3.0 * (p as f64).sqrt() + 8.0;
+    if 2.0 * expected < n as f64 {
+        // Under 2^63, since expected / n is under one half.
+        let cut = (expected / n as f64 * 18_446_744_073_709_551_616.0) as u64;
+        low.clear();
+        low.resize(n, 0);
+        high.clear();
+        high.resize(n, 0);
+        let (mut l, mut h) = (0, 0);
+        for &value in values.iter() {
+            let below = value < cut;
+            low[l] = value;
+            high[h] = value;
+            l += usize::from(below);
+            h += usize::from(!below);
+        }
+        if l >= p {
+            let low = &mut low[..l];
+            if p < l {
+                low.select_nth_unstable(p);
+            }
+            values[..l].copy_from_slice(low);
+            values[l..].copy_from_slice(&high[..h]);
+            return;
         }
     }
-
-    /// The estimated count of `token`.
-    fn count_of(&self, token: u64) -> u16 {
-        self.counts[(token & self.mask) as usize]
-    }
-
-    /// The position of `token` in the global order, as a sortable key: rarer first, then by hash.
-    fn order_key(&self, token: u64) -> u128 {
-        (u128::from(self.counts[(token & self.mask) as usize]) << 64) | u128::from(token)
-    }
+    values.select_nth_unstable(p);
 }
 
 /// A reusable open-addressing set of 64-bit hashes (already well mixed), cleared in O(1).
@@ -1336,16 +1309,16 @@ mod tests {
 
     #[test]
     fn prefix_selection_equals_the_full_order() {
-        // Sketches with many ties on each count, one with counts past the histogram's levels.
-        let sketches = [
-            (0..1024u32).map(|b| (b * 7 % 41) as u16).collect::<Vec<u16>>(),
-            (0..1024u32).map(|b| (25 + b * 13 % 40) as u16).collect(),
-            vec![3; 1024],
-        ];
+        // No common shingles, about half, and all of them; sets from 2 to 600 tokens, prefixes
+        // from one token to all but one.
+        let patterns = [0u64, 0x5555_5555_5555_5555, u64::MAX];
         let mut scratch = ArrangeScratch::default();
         let mut state = 1u64;
-        for counts in sketches {
-            let rarity = Rarity::from_counts(counts, 1024);
+        for pattern in patterns {
+            let common = CommonShingles {
+                bits: vec![pattern; 16],
+                mask: 1023,
+            };
             for n in [2usize, 5, 40, 170, 600] {
                 for _ in 0..10 {
                     let set: Vec<u64> = (0..n)
@@ -1354,12 +1327,12 @@ mod tests {
                             state
                         })
                         .collect();
-                    for p in [1, n / 5 + 1, n - 1] {
+                    for p in [1, n / 5 + 1, n / 2, n - 1] {
                         let mut got = set.clone();
-                        move_prefix_first(&mut got, p, &rarity, &mut scratch);
-                        let mut keys: Vec<u128> = set.iter().map(|&t| rarity.order_key(t)).collect();
-                        keys.sort_unstable();
-                        let want: BTreeSet<u64> = keys[..p].iter().map(|&k| k as u64).collect();
+                        move_prefix_first(&mut got, p, &common, &mut scratch);
+                        let mut ordered: Vec<(bool, u64)> = set.iter().map(|&t| (common.contains(t), t)).collect();
+                        ordered.sort_unstable();
+                        let want: BTreeSet<u64> = ordered[..p].iter().map(|&(_, t)| t).collect();
                         assert_eq!(got[..p].iter().copied().collect::<BTreeSet<u64>>(), want, "n {n} p {p}");
                         let (mut all, mut original) = (got.clone(), set.clone());
                         all.sort_unstable();
@@ -1369,6 +1342,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_smallest_values_are_found_when_the_cut_is_too_low() {
+        // Values crowded at the top of the range: nothing falls under the cut, so the fallback
+        // selection has to find them.
+        let mut values: Vec<u64> = (0..500u64).map(|i| u64::MAX - i * 7919 % 500).collect();
+        let (mut low, mut high) = (Vec::new(), Vec::new());
+        move_smallest_first(&mut values, 20, &mut low, &mut high);
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            values[..20].iter().copied().collect::<BTreeSet<u64>>(),
+            sorted[..20].iter().copied().collect::<BTreeSet<u64>>()
+        );
+    }
+
+    #[test]
+    fn shingles_in_many_sampled_texts_are_common() {
+        let boilerplate = "see the documentation for more details";
+        let texts: Vec<String> = (0..400)
+            .map(|i| format!("text number {i} with words {} {} {boilerplate}", i * 7, i * 13))
+            .collect();
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+        let common = CommonShingles::sample(&refs, 3);
+        let shingle = |text: &str| {
+            let mut tokens = Vec::new();
+            let words: Vec<u64> = normalised_words(text)
+                .iter()
+                .map(|w| hash_word(w.as_bytes(), 0))
+                .collect();
+            push_shingles(&words, 3, &mut TokenSet::default(), &mut tokens);
+            tokens
+        };
+        assert!(shingle(boilerplate).iter().all(|&t| common.contains(t)));
+        let unique = shingle("text number 5 with words 35 65");
+        assert!(unique.iter().filter(|&&t| common.contains(t)).count() <= 1);
     }
 
     #[test]
