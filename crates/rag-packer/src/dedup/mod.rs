@@ -796,6 +796,7 @@ struct ShingleSets {
 }
 
 impl ShingleSets {
+    #[inline]
     fn set(&self, text: usize) -> &[u64] {
         let block = &self.blocks[text / BLOCK_TEXTS];
         &block.tokens[block.range(text % BLOCK_TEXTS)]
