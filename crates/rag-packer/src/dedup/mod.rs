@@ -895,10 +895,9 @@ fn move_prefix_first(set: &mut [u64], p: usize, common: &CommonShingles, scratch
         low,
         high,
     } = scratch;
-    rare.clear();
-    rare.resize(n, 0);
-    frequent.clear();
-    frequent.resize(n, 0);
+    // Every slot is written before it is read, so the buffers only grow, never get zeroed again.
+    grow_to(rare, n);
+    grow_to(frequent, n);
     let (mut r, mut f) = (0, 0);
     for &token in set.iter() {
         // Written to both, kept by one: no branch on a coin flip.
@@ -918,6 +917,13 @@ fn move_prefix_first(set: &mut [u64], p: usize, common: &CommonShingles, scratch
     set[r..].copy_from_slice(frequent);
 }
 
+/// Makes `buffer` at least `len` long (new slots zero, old ones as they were).
+fn grow_to(buffer: &mut Vec<u64>, len: usize) {
+    if buffer.len() < len {
+        buffer.resize(len, 0);
+    }
+}
+
 /// Moves the `p` smallest of `values` to its front, in no particular order.
 ///
 /// Shingle hashes are uniform, so the `p`-th smallest of `n` is near `p / n` of the range: one
@@ -933,10 +939,8 @@ fn move_smallest_first(values: &mut [u64], p: usize, low: &mut Vec<u64>, high: &
     if 2.0 * expected < n as f64 {
         // Under 2^63, since expected / n is under one half.
         let cut = (expected / n as f64 * 18_446_744_073_709_551_616.0) as u64;
-        low.clear();
-        low.resize(n, 0);
-        high.clear();
-        high.resize(n, 0);
+        grow_to(low, n);
+        grow_to(high, n);
         let (mut l, mut h) = (0, 0);
         for &value in values.iter() {
             let below = value < cut;
