@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rag_chunker::TiktokenCounter;
 use rag_core::{
@@ -310,13 +311,18 @@ impl ContextPacker {
             .jaccard_threshold
             .map(|threshold| (threshold, config.shingle_size));
         // Most of dedup's work (reading every text once) does not depend on the ranking, so on
-        // large inputs it starts on the thread pool while this thread validates and ranks. On a
-        // validation error that work is wasted, and the error waits for it.
+        // large inputs it starts on the thread pool while this thread validates and ranks. A
+        // validation error stops it after the blocks under way.
         let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
         let (ranking, prepared) = if bytes >= PARALLEL_MIN_BYTES {
+            let invalid = AtomicBool::new(false);
             rayon::join(
-                || self.validate_and_rank(ctx, chunks, budget),
-                || PreparedTexts::new(&texts, near),
+                || {
+                    let ranking = self.validate_and_rank(ctx, chunks, budget);
+                    invalid.store(ranking.is_err(), Ordering::Relaxed);
+                    ranking
+                },
+                || PreparedTexts::new_unless(&texts, near, &invalid),
             )
         } else {
             let ranking = self.validate_and_rank(ctx, chunks, budget);
@@ -593,6 +599,34 @@ mod tests {
 
     fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
         ContextPacker::new(config)?.pack_blocking(&RequestContext::local("acme"), chunks, budget)
+    }
+
+    #[test]
+    fn a_validation_error_in_a_large_input_is_reported() {
+        // Over 256 KiB of text, so dedup is prepared on the pool while validation runs.
+        let mut chunks: Vec<Chunk> = (0..3000)
+            .map(|i| {
+                chunk(
+                    &format!("c{i}"),
+                    "d",
+                    &format!("{i} {}", "filler words here ".repeat(6)),
+                    0.5,
+                )
+            })
+            .collect();
+        chunks[2500].tenant_id = "other".into();
+        let packer = ContextPacker::new(PackerConfig {
+            jaccard_threshold: Some(0.8),
+            ..config()
+        })
+        .unwrap();
+        let err = packer
+            .pack_borrowed(&RequestContext::local("acme"), &chunks, 100)
+            .unwrap_err();
+        assert!(
+            matches!(err, PackerError::ForeignTenant { ref chunk_id, .. } if chunk_id.as_str() == "c2500"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -35,6 +35,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rag_core::PackerError;
 use rayon::prelude::*;
@@ -443,9 +444,15 @@ impl PreparedTexts {
     /// Prepares `texts` for exact dedup, and with `near = Some((threshold, shingle_size))`
     /// (already checked with [`check_near_config`]) for near dedup too.
     pub(crate) fn new(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Self {
+        Self::new_unless(texts, near, &AtomicBool::new(false))
+    }
+
+    /// [`new`](Self::new), giving up early (with a result that must not be used) once `cancel`
+    /// is set: the packer prepares while it validates, and a validation error makes the work moot.
+    pub(crate) fn new_unless(texts: &[Option<&str>], near: Option<(f64, usize)>, cancel: &AtomicBool) -> Self {
         Self {
             sets: ShingleSets {
-                blocks: analyse(texts, near),
+                blocks: analyse(texts, near, cancel),
             },
             threshold: near.map(|(threshold, _)| threshold),
         }
@@ -534,6 +541,7 @@ const BLOCK_TEXTS: usize = 128;
 pub(crate) const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 
 /// What the per-text pass found for a block of [`BLOCK_TEXTS`] consecutive texts.
+#[derive(Default)]
 struct Block {
     /// Per text, the key of its normalised word sequence (see [`sequence_key`]); `None` for a
     /// `None` text.
@@ -588,7 +596,9 @@ struct Scratch {
 /// The prefixes are taken in one global order of shingles, common ones last (see
 /// [`CommonShingles`]), which a sample of the texts decides before the pass: each set's prefix is
 /// then selected while its shingles are still in cache.
-fn analyse(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Vec<Block> {
+///
+/// Once `cancel` is set, the remaining blocks are left empty.
+fn analyse(texts: &[Option<&str>], near: Option<(f64, usize)>, cancel: &AtomicBool) -> Vec<Block> {
     let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
     let common = near.map(|(_, size)| CommonShingles::sample(texts, size));
     let common = common.as_ref();
@@ -602,6 +612,9 @@ fn analyse(texts: &[Option<&str>], near: Option<(f64, usize)>) -> Vec<Block> {
         texts
             .par_chunks(BLOCK_TEXTS)
             .map_init(Scratch::default, |scratch, block| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Block::default();
+                }
                 analyse_block(block, near, common, scratch)
             })
             .collect()
