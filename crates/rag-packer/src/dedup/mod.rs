@@ -41,7 +41,7 @@ use rag_core::PackerError;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use prefix_index::{PrefixIndex, SharedTokens};
+use prefix_index::{Hint, PrefixIndex, SharedTokens, UNSHARED};
 
 mod prefix_index;
 
@@ -462,6 +462,17 @@ impl PreparedTexts {
     /// is about `texts[order[p]]`, and `of` is a position in `order`. The first `anchors` are
     /// always kept. `order` must list each text at most once.
     pub(crate) fn verdicts(&self, texts: &[Option<&str>], order: &[usize], anchors: usize) -> Vec<DedupVerdict> {
+        self.verdicts_hinted(texts, order, anchors, order.len() >= PARALLEL_MIN_HINTS)
+    }
+
+    /// [`verdicts`](Self::verdicts), with or without the parallel first verifications.
+    fn verdicts_hinted(
+        &self,
+        texts: &[Option<&str>],
+        order: &[usize],
+        anchors: usize,
+        hinted: bool,
+    ) -> Vec<DedupVerdict> {
         let sets = &self.sets;
         let representative = group_equal_texts(texts, &sets.blocks, order);
         let Some(threshold) = self.threshold else {
@@ -481,8 +492,34 @@ impl PreparedTexts {
             })
             .collect();
         let shared = SharedTokens::find(&prefixes);
-        let mut index = PrefixIndex::new(threshold, shared.count(), order.len());
         let set_at = |p: usize| sets.set(order[p]);
+        // Each text's first proposal is nearly always the first text whose prefix shares one of
+        // its tokens, and at most the texts before it are kept or not, which the sequential pass
+        // decides. So that pair is verified first, in parallel; the pass then uses the result if
+        // that text is proposed (one verification per text at most, so a flood of copies of one
+        // text costs no more than before).
+        let hint_for = |scratch: &mut TokenSet, p: usize| -> Option<Hint> {
+            if representative[p] != Some(p) || p < anchors {
+                return None;
+            }
+            let earliest = shared
+                .of(p)
+                .iter()
+                .filter(|&&id| id != UNSHARED)
+                .map(|&id| shared.first_text(id))
+                .filter(|&text| text < p)
+                .min()?;
+            Some(Hint::verify(threshold, set_at(p), earliest, set_at(earliest), scratch))
+        };
+        let hints: Vec<Option<Hint>> = if hinted {
+            (0..order.len())
+                .into_par_iter()
+                .map_init(TokenSet::default, hint_for)
+                .collect()
+        } else {
+            vec![None; order.len()]
+        };
+        let mut index = PrefixIndex::new(threshold, shared.count(), order.len());
         let mut verdicts: Vec<DedupVerdict> = Vec::with_capacity(order.len());
         for (p, &first) in representative.iter().enumerate() {
             let verdict = match first {
@@ -501,7 +538,7 @@ impl PreparedTexts {
                     // finds the earlier texts sharing them and files this one; a text found to be
                     // a duplicate (about one in ten) is taken out again.
                     let mark = index.insert(p, ids, p >= anchors);
-                    match index.first_match(set_at, set_at(p)) {
+                    match index.first_match(set_at, set_at(p), hints[p]) {
                         Some((of, similarity)) => {
                             index.retract(ids, mark);
                             DedupVerdict::NearDuplicate { of, similarity }
@@ -530,6 +567,10 @@ pub(crate) fn check_near_config(threshold: f64, shingle_size: usize) -> Result<(
     }
     Ok(())
 }
+
+/// From this many texts on, each text's first candidate is verified on the pool before the
+/// sequential pass (see [`PreparedTexts::verdicts`]); below, the pass verifies as it goes.
+const PARALLEL_MIN_HINTS: usize = 2048;
 
 /// Texts per unit of work of the per-text pass. Blocks are cut by position, never by which thread
 /// runs them, and each block's result depends only on its texts, so the result is the same
@@ -1516,6 +1557,43 @@ mod tests {
             err.to_string(),
             "invalid packer configuration: shingle size must be at least 1"
         );
+    }
+
+    #[test]
+    fn verifying_first_candidates_ahead_changes_no_verdict() {
+        // Clusters of near copies (some below the threshold, some exact, some empty) so that
+        // first candidates are kept, dropped, above and below the threshold.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state = finish(state.wrapping_add(1));
+            state
+        };
+        let bases: Vec<Vec<String>> = (0..40)
+            .map(|_| (0..30).map(|_| format!("w{}", next() % 3000)).collect())
+            .collect();
+        let texts: Vec<Option<String>> = (0..600)
+            .map(|i| {
+                let mut words = bases[(next() % 40) as usize].clone();
+                for _ in 0..next() % 8 {
+                    let at = (next() % 30) as usize;
+                    words[at] = format!("x{}", next() % 50);
+                }
+                match i % 97 {
+                    0 => None,
+                    1 => Some(String::new()),
+                    _ => Some(words.join(" ")),
+                }
+            })
+            .collect();
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        let order: Vec<usize> = (0..refs.len()).collect();
+        for (anchors, threshold, size) in [(0, 0.8, 3), (5, 0.7, 2), (0, 0.95, 1)] {
+            let prepared = PreparedTexts::new(&refs, Some((threshold, size)));
+            let hinted = prepared.verdicts_hinted(&refs, &order, anchors, true);
+            assert_eq!(hinted, prepared.verdicts_hinted(&refs, &order, anchors, false));
+            assert_eq!(hinted, all_pairs(&refs, anchors, threshold, size), "{threshold} {size}");
+            assert!(hinted.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+        }
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub(super) struct SharedTokens {
     ids: Vec<u32>,
     /// How many distinct shared tokens there are (numbers are `0..count`).
     count: usize,
+    /// Per shared token, the first text whose prefix has it.
+    first_text: Vec<u32>,
 }
 
 /// One range of texts' prefix tokens, grouped by partition.
@@ -145,13 +147,30 @@ impl SharedTokens {
             (0..partitions).map(|p| count_partition(&mut table, p)).collect()
         };
         let mut count = 0;
+        let mut first_text = Vec::new();
         for (shared, numbered) in found {
+            first_text.resize(count + numbered, u32::MAX);
             for (position, number) in shared {
-                ids[position as usize] = (count + number as usize) as u32;
+                let id = count + number as usize;
+                ids[position as usize] = id as u32;
+                // A token's first occurrence comes first among its pairs.
+                if first_text[id] == u32::MAX {
+                    first_text[id] = (starts.partition_point(|&start| start <= position as usize) - 1) as u32;
+                }
             }
             count += numbered;
         }
-        Self { starts, ids, count }
+        Self {
+            starts,
+            ids,
+            count,
+            first_text,
+        }
+    }
+
+    /// The first text (in the order of `prefixes`) whose prefix has the shared token `id`.
+    pub(super) fn first_text(&self, id: u32) -> usize {
+        self.first_text[id as usize] as usize
     }
 
     /// How many distinct shared tokens there are.
@@ -307,40 +326,88 @@ impl PrefixIndex {
     }
 
     /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
-    /// `set_of` gives the shingle set of an earlier text.
-    pub(super) fn first_match<'s>(&mut self, set_of: impl Fn(usize) -> &'s [u64], set: &[u64]) -> Option<(usize, f64)> {
+    /// `set_of` gives the shingle set of an earlier text; `hint` is a verification done earlier
+    /// (see [`Hint`]), used if its text is proposed.
+    pub(super) fn first_match<'s>(
+        &mut self,
+        set_of: impl Fn(usize) -> &'s [u64],
+        set: &[u64],
+        hint: Option<Hint>,
+    ) -> Option<(usize, f64)> {
         if set.is_empty() || self.proposals.is_empty() {
             return None;
         }
         self.proposals.sort_unstable();
         let mut query_loaded = false;
         for &other in &self.proposals {
-            let other_set = set_of(other as usize);
-            let Some(needed) = min_overlap(self.threshold, set.len(), other_set.len()) else {
-                continue;
-            };
-            if !query_loaded {
-                self.query_set.clear(set.len());
-                for &token in set {
-                    self.query_set.insert(token);
+            if let Some(hint) = hint.filter(|hint| hint.text == other) {
+                match hint.similarity {
+                    Some(similarity) => return Some((other as usize, similarity)),
+                    None => continue,
                 }
+            }
+            let other_set = set_of(other as usize);
+            if min_overlap(self.threshold, set.len(), other_set.len()).is_none() {
+                continue;
+            }
+            if !query_loaded {
+                load(&mut self.query_set, set);
                 query_loaded = true;
             }
-            // Count shared tokens, giving up as soon as the rest cannot bring the count to `needed`.
-            let mut shared = 0;
-            for (seen, &token) in other_set.iter().enumerate() {
-                if shared + (other_set.len() - seen) < needed {
-                    break;
-                }
-                shared += usize::from(self.query_set.contains(token));
-            }
-            if shared >= needed {
-                let similarity = similarity_from_counts(shared, set.len(), other_set.len());
+            if let Some(similarity) = verify(self.threshold, &self.query_set, set.len(), other_set) {
                 return Some((other as usize, similarity));
             }
         }
         None
     }
+}
+
+/// A verification done ahead of the sequential pass: the similarity of a text with `text` if it
+/// reaches the threshold, else `None`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Hint {
+    pub(super) text: u32,
+    pub(super) similarity: Option<f64>,
+}
+
+impl Hint {
+    /// Verifies `set` against `other_set` (the set of text `other`), with `scratch` as the set
+    /// to load `set` into.
+    pub(super) fn verify(threshold: f64, set: &[u64], other: usize, other_set: &[u64], scratch: &mut TokenSet) -> Self {
+        let similarity = if set.is_empty() || min_overlap(threshold, set.len(), other_set.len()).is_none() {
+            None
+        } else {
+            load(scratch, set);
+            verify(threshold, scratch, set.len(), other_set)
+        };
+        Self {
+            text: other as u32,
+            similarity,
+        }
+    }
+}
+
+/// Fills `query_set` with `set`.
+fn load(query_set: &mut TokenSet, set: &[u64]) {
+    query_set.clear(set.len());
+    for &token in set {
+        query_set.insert(token);
+    }
+}
+
+/// The similarity of a set of `len` tokens (loaded in `query_set`) with `other_set`, if it
+/// reaches the threshold. Shared tokens are counted only until the rest of `other_set` could no
+/// longer bring the count to what the threshold needs.
+fn verify(threshold: f64, query_set: &TokenSet, len: usize, other_set: &[u64]) -> Option<f64> {
+    let needed = min_overlap(threshold, len, other_set.len())?;
+    let mut shared = 0;
+    for (seen, &token) in other_set.iter().enumerate() {
+        if shared + (other_set.len() - seen) < needed {
+            break;
+        }
+        shared += usize::from(query_set.contains(token));
+    }
+    (shared >= needed).then(|| similarity_from_counts(shared, len, other_set.len()))
 }
 
 /// The smallest overlap at which two sets of `len_a` and `len_b` tokens reach the threshold, or
