@@ -357,8 +357,15 @@ fn context_packer_passes_on_the_corpus_and_generated_cases() {
         };
         let packer = packer(config);
         let run = |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_blocking(ctx, chunks, budget);
+        // The borrowing entry point must keep every rule too.
+        let borrowed =
+            |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_borrowed(ctx, &chunks, budget);
         for case in &cases {
             summary.add(&format!("{strategy}/{order}"), &check_packer(&run, &spec, case));
+            summary.add(
+                &format!("{strategy}/{order} borrowed"),
+                &check_packer(&borrowed, &spec, case),
+            );
         }
     }
     assert!(summary.passed(), "{summary}");
