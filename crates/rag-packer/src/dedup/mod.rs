@@ -1076,8 +1076,10 @@ impl TokenSet {
 /// `|x| - ceil(t * |x|) + 1` tokens of `x` and the corresponding prefix of `y` must share a token.
 fn prefix_len(threshold: f64, len: usize) -> usize {
     // The small slack makes floating-point rounding err towards a longer prefix: that costs a
-    // little filtering, never a missed pair.
-    let min_overlap = ((threshold * len as f64) - 1e-9).ceil().max(1.0) as usize;
+    // little filtering, never a missed pair. It grows with the set, as the rounding error of
+    // `threshold * len` does, so sets of millions of shingles stay safe too.
+    let slack = 1e-9 * (len as f64).max(1.0);
+    let min_overlap = ((threshold * len as f64) - slack).ceil().max(1.0) as usize;
     (len - min_overlap.min(len) + 1).min(len)
 }
 
