@@ -1561,6 +1561,101 @@ mod tests {
         );
     }
 
+    /// The definition, with an inverted index from shingle string to kept texts instead of all
+    /// pairs (a text sharing no shingle with a kept one has similarity 0): fast enough for
+    /// thousands of texts in a debug build.
+    fn indexed_reference(texts: &[Option<&str>], anchors: usize, threshold: f64, size: usize) -> Vec<DedupVerdict> {
+        let sets: Vec<BTreeSet<String>> = texts
+            .iter()
+            .map(|t| shingles(&normalised_words(t.unwrap_or("")), size))
+            .collect();
+        let mut kept_text: HashMap<String, usize> = HashMap::new();
+        let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut out = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let Some(text) = text else {
+                out.push(DedupVerdict::Kept);
+                continue;
+            };
+            let norm = normalise(text);
+            let verdict = if i < anchors {
+                DedupVerdict::Kept
+            } else if let Some(&of) = kept_text.get(&norm) {
+                DedupVerdict::ExactDuplicate { of }
+            } else {
+                let mut candidates: Vec<usize> = sets[i]
+                    .iter()
+                    .flat_map(|s| postings.get(s.as_str()).into_iter().flatten().copied())
+                    .collect();
+                candidates.sort_unstable();
+                candidates.dedup();
+                candidates
+                    .into_iter()
+                    .map(|k| (k, jaccard(&sets[i], &sets[k])))
+                    .find(|&(_, j)| j >= threshold)
+                    .map_or(DedupVerdict::Kept, |(of, similarity)| DedupVerdict::NearDuplicate {
+                        of,
+                        similarity,
+                    })
+            };
+            if verdict == DedupVerdict::Kept {
+                kept_text.entry(norm).or_insert(i);
+                for s in &sets[i] {
+                    postings.entry(s.as_str()).or_default().push(i);
+                }
+            }
+            out.push(verdict);
+        }
+        out
+    }
+
+    #[test]
+    fn every_parallel_path_equals_the_definition_at_scale() {
+        // Enough texts and bytes for the parallel per-text pass, the parallel shared-token search
+        // and the first verifications ahead; a boilerplate sentence in a third of the texts, so
+        // some shingles are common; near copies, exact and re-cased copies, `None`s, empty texts.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state = finish(state.wrapping_add(1));
+            state
+        };
+        let boilerplate = "see the documentation for more details about the refund window";
+        let bases: Vec<Vec<String>> = (0..300)
+            .map(|_| (0..(20 + next() % 20)).map(|_| format!("w{}", next() % 4000)).collect())
+            .collect();
+        let texts: Vec<Option<String>> = (0..2600)
+            .map(|i| {
+                let mut words = bases[(next() % 300) as usize].clone();
+                for _ in 0..next() % 10 {
+                    let at = (next() % words.len() as u64) as usize;
+                    words[at] = format!("x{}", next() % 80);
+                }
+                let mut text = words.join(" ");
+                if i % 3 == 0 {
+                    text = format!("{boilerplate} {text}");
+                }
+                match i % 211 {
+                    0 => None,
+                    1 => Some(String::new()),
+                    2 => Some(text.to_uppercase()),
+                    _ => Some(text),
+                }
+            })
+            .collect();
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        assert!(refs.len() >= PARALLEL_MIN_HINTS);
+        assert!(refs.iter().flatten().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES);
+        for (anchors, threshold, size) in [(0, 0.8, 5), (7, 0.6, 2)] {
+            let got = jaccard_dedup(&refs, anchors, threshold, size).unwrap();
+            assert!(got.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+            assert_eq!(
+                got,
+                indexed_reference(&refs, anchors, threshold, size),
+                "{threshold} {size}"
+            );
+        }
+    }
+
     #[test]
     fn verifying_first_candidates_ahead_changes_no_verdict() {
         // Clusters of near copies (some below the threshold, some exact, some empty) so that
