@@ -1,6 +1,6 @@
 //! The rules every context packer keeps, one function each, and [`check_packer`] that runs them all.
 //!
-//! A packer is anything implementing [`Packer`]: `ContextPacker`, your own, or a closure
+//! A packer is anything implementing [`rag_core::Packer`]: `ContextPacker`, your own, or a closure
 //! `|ctx, chunks, budget| ...`. What a packer promises depends on how it is configured (near dedup
 //! or not, an input-based order or not, exact selection or not), so the caller describes that in a
 //! [`PackerSpec`]. The suite checks the packer against its own reference definitions (dedup by all
@@ -32,27 +32,11 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use rag_core::{Chunk, ChunkId, DropReason, PackedContext, PackerError, RequestContext, TenantId, TokenCounter};
+use rag_core::{
+    Chunk, ChunkId, DropReason, PackedContext, Packer, PackerError, RequestContext, TenantId, TokenCounter,
+};
 
 use crate::Report;
-
-/// Anything that packs chunks into a token budget the way `rag_packer::ContextPacker` does.
-///
-/// Closures `Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError>` implement
-/// it, so wrapping a packer takes one line.
-pub trait Packer {
-    /// Packs `chunks` into `budget` tokens for `ctx`'s tenant.
-    fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError>;
-}
-
-impl<F> Packer for F
-where
-    F: Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError>,
-{
-    fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
-        self(ctx, chunks, budget)
-    }
-}
 
 /// Which duplicates the packer promises to drop.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -150,8 +134,8 @@ pub const BRUTE_FORCE_MAX_CANDIDATES: usize = 16;
 /// checks everything else.
 pub fn check_packer(packer: &dyn Packer, spec: &PackerSpec<'_>, case: &PackerCase) -> Report {
     let mut report = Report::new(case.name.clone());
-    let first = packer.pack(&case.ctx, case.chunks.clone(), case.budget);
-    let second = packer.pack(&case.ctx, case.chunks.clone(), case.budget);
+    let first = pollster::block_on(packer.pack(&case.ctx, case.chunks.clone(), case.budget));
+    let second = pollster::block_on(packer.pack(&case.ctx, case.chunks.clone(), case.budget));
     report.rule("deterministic", deterministic(&first, &second));
 
     if case.chunks.iter().any(|c| c.tenant_id != case.ctx.tenant_id) {
@@ -688,7 +672,7 @@ pub fn independent_of_input_order(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (how, reordered) in reorderings(&case.chunks) {
-        let other = match packer.pack(&case.ctx, reordered, case.budget) {
+        let other = match pollster::block_on(packer.pack(&case.ctx, reordered, case.budget)) {
             Ok(other) => other,
             Err(err) => {
                 out.push(format!("the input {how} was refused: {err}"));

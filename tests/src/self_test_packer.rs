@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rag_core::{
-    Chunk, DropReason, DroppedChunk, PackOrder, PackedContext, PackerError, RequestContext, SelectionStrategy,
+    Chunk, DropReason, DroppedChunk, PackOrder, PackedContext, Packer, PackerError, RequestContext, SelectionStrategy,
     TokenCounter,
 };
 use rag_packer::{ContextPacker, PackerConfig};
@@ -13,7 +13,7 @@ use rag_packer::{ContextPacker, PackerConfig};
 use crate::Summary;
 use crate::corpus;
 use crate::generate;
-use crate::packer::{Dedup, Packer, PackerCase, PackerSpec, check_packer};
+use crate::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 
 /// Counts whitespace-separated words; the fixtures carry their token counts anyway.
 struct Words;
@@ -29,12 +29,10 @@ impl TokenCounter for Words {
 }
 
 fn config(strategy: SelectionStrategy, order: PackOrder) -> PackerConfig {
-    PackerConfig {
-        strategy,
-        order,
-        token_counter: Arc::new(Words),
-        ..PackerConfig::default()
-    }
+    PackerConfig::default()
+        .with_strategy(strategy)
+        .with_order(order)
+        .with_token_counter(Arc::new(Words))
 }
 
 fn packer(config: PackerConfig) -> ContextPacker {
@@ -119,8 +117,9 @@ impl Broken {
     }
 }
 
+#[rag_core::async_trait]
 impl Packer for Broken {
-    fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
+    async fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let input = chunks.clone();
         let chunks = match self.fault {
@@ -247,11 +246,9 @@ fn each_broken_packer_is_rejected_by_its_rule() {
 #[test]
 fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     // Near dedup where exact dedup was promised: b2 is dropped though no kept chunk equals it.
-    let near = PackerConfig {
-        jaccard_threshold: Some(0.5),
-        shingle_size: 3,
-        ..config(SelectionStrategy::Greedy, PackOrder::Descending)
-    };
+    let near = config(SelectionStrategy::Greedy, PackOrder::Descending)
+        .with_jaccard_threshold(Some(0.5))
+        .with_shingle_size(3);
     let broken = broken_rules(&Broken::new(Fault::None, near), &PackerSpec::new(&Words), &fixture());
     assert_eq!(broken, ["dedup_matches_all_pairs"]);
 
@@ -341,11 +338,9 @@ fn context_packer_passes_on_the_corpus_and_generated_cases() {
         (SelectionStrategy::Knapsack, PackOrder::Input, Some(0.5)),
         (SelectionStrategy::Optimal, PackOrder::Sides, Some(0.8)),
     ] {
-        let config = PackerConfig {
-            jaccard_threshold: dedup,
-            shingle_size: 3,
-            ..config(strategy, order)
-        };
+        let config = config(strategy, order)
+            .with_jaccard_threshold(dedup)
+            .with_shingle_size(3);
         let spec = PackerSpec {
             dedup: dedup.map_or(Dedup::Exact, |threshold| Dedup::Near {
                 threshold,

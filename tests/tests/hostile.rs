@@ -255,12 +255,10 @@ fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedC
 }
 
 fn config(strategy: SelectionStrategy) -> PackerConfig {
-    PackerConfig {
-        strategy,
-        order: PackOrder::Descending,
-        token_counter: counter(),
-        ..PackerConfig::default()
-    }
+    PackerConfig::default()
+        .with_strategy(strategy)
+        .with_order(PackOrder::Descending)
+        .with_token_counter(counter())
 }
 
 fn chunk(id: &str, text: &str, score: f64) -> Chunk {

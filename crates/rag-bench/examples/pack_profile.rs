@@ -23,11 +23,11 @@ fn main() {
     let reps = args.next().unwrap_or(20);
     let owned = std::env::args().nth(3).is_some_and(|a| a == "owned");
     let chunks = packing::chunks(n);
-    let packer = ContextPacker::new(PackerConfig {
-        strategy: SelectionStrategy::Knapsack,
-        jaccard_threshold: Some(0.8),
-        ..PackerConfig::default()
-    })
+    let packer = ContextPacker::new(
+        PackerConfig::default()
+            .with_strategy(SelectionStrategy::Knapsack)
+            .with_jaccard_threshold(Some(0.8)),
+    )
     .unwrap();
     let ctx = RequestContext::local("bench");
     let mut walls: Vec<Duration> = (0..reps)

@@ -415,12 +415,12 @@ fn write_jsonl(path: &Path, chunks: &[rag_core::Chunk]) {
 
 /// The packer of the packing figures: knapsack, near dedup at Jaccard 0.8, everything else default.
 fn bench_packer() -> ContextPacker {
-    ContextPacker::new(PackerConfig {
-        order: PackOrder::default(),
-        strategy: SelectionStrategy::Knapsack,
-        jaccard_threshold: Some(0.8),
-        ..PackerConfig::default()
-    })
+    ContextPacker::new(
+        PackerConfig::default()
+            .with_order(PackOrder::default())
+            .with_strategy(SelectionStrategy::Knapsack)
+            .with_jaccard_threshold(Some(0.8)),
+    )
     .unwrap()
 }
 

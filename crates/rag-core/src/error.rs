@@ -7,6 +7,7 @@ use crate::{ChunkId, DocumentId, MissingContentError, TenantId};
 
 /// Any error of the ragctl libraries.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A parser could not read a document.
     #[error(transparent)]
@@ -28,8 +29,15 @@ impl From<PackerError> for Error {
     }
 }
 
+impl From<RepackError> for Error {
+    fn from(err: RepackError) -> Self {
+        Self::Retrieval(RetrievalError::Repack(err))
+    }
+}
+
 /// A document could not be parsed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParseError {
     /// The bytes are not UTF-8.
     #[error("{source_uri}: invalid UTF-8 at byte offset {offset}")]
@@ -82,6 +90,7 @@ fn location_suffix(line: Option<usize>, column: Option<usize>) -> String {
 
 /// A chunker failed, or was configured wrongly.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ChunkError {
     /// The configuration cannot work (e.g. `max_tokens` is 0, or overlap is not below it).
     #[error("invalid chunker configuration: {message}")]
@@ -111,14 +120,19 @@ pub enum ChunkError {
 
 /// Retrieval-time processing failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RetrievalError {
     /// The context packer refused its input or configuration.
     #[error(transparent)]
     Packer(#[from] PackerError),
+    /// The Repacker refused its input or configuration.
+    #[error(transparent)]
+    Repack(#[from] RepackError),
 }
 
 /// The context packer refused its input or configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PackerError {
     /// The budget is zero or negative.
     #[error("token budget must be positive, got {budget}")]
@@ -173,11 +187,69 @@ pub enum PackerError {
         /// The budget.
         budget: usize,
     },
+    /// A custom order did not return a permutation of the chunks it was given.
+    #[error("custom order {order}: {message}")]
+    CustomOrder {
+        /// The order's name.
+        order: String,
+        /// What is wrong with its result.
+        message: String,
+    },
     /// The packer's configuration cannot work (e.g. a Jaccard threshold outside `(0, 1]`).
     #[error("invalid packer configuration: {message}")]
     InvalidConfig {
         /// What is wrong.
         message: String,
+    },
+}
+
+/// The Repacker refused its configuration or input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RepackError {
+    /// The settings do not work together (e.g. `batch_size` auto without a `size_limit`).
+    #[error("invalid repacker configuration: {message}")]
+    InvalidConfig {
+        /// What is wrong.
+        message: String,
+    },
+    /// A context template does not parse or names an unknown field.
+    #[error("invalid context template {template:?}: {message}")]
+    InvalidTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A chunk has no `content` where its text is needed (character size, rendering).
+    #[error("chunk {chunk_id} has no content to measure or render (the repacker does not fetch content_ref)")]
+    MissingContent {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
+    /// A token-sized chunk has neither content nor a cached `token_count`.
+    #[error("chunk {chunk_id} has a content_ref but no content and no token_count")]
+    MissingTokenCount {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
+    /// With `batch_size` auto, a chunk larger than `size_limit` fits no batch.
+    #[error("chunk {chunk_id} has size {size}, more than the size limit of {limit}: it fits no batch")]
+    ChunkTooLarge {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// Its size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Knapsack packing needs finite scores.
+    #[error("chunk {chunk_id} has a non-finite score ({score})")]
+    NonFiniteScore {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// The score.
+        score: f64,
     },
 }
 

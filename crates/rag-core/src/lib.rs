@@ -1,5 +1,5 @@
 //! The shared vocabulary of ragctl: ids, request context, documents and blocks, chunks, packed
-//! context, errors, and the SPI traits ([`Parser`], [`Chunker`], [`TokenCounter`]).
+//! context, errors, and the SPI traits ([`Parser`], [`Chunker`], [`Packer`], [`TokenCounter`]).
 //!
 //! Every other crate of the workspace speaks these types, so a chunker, a packer and the CLI can be
 //! swapped independently. This crate is deliberately light: no tokenizer, no async runtime, no
@@ -31,12 +31,12 @@ mod spi;
 pub use chunk::{Chunk, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
-pub use error::{ChunkError, Error, PackerError, ParseError, RetrievalError};
+pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
     ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, PackOrder, PackedContext, SelectionStrategy,
 };
-pub use spi::{Chunker, Health, Parser, SourceBytes, TokenCounter};
+pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter};
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.
 pub use async_trait::async_trait;

@@ -9,6 +9,7 @@ use crate::{Chunk, ChunkId, DocumentId};
 /// The order packed chunks are arranged in (pinned chunks always come first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PackOrder {
     /// Best chunks at both ends, weakest in the middle (Liu et al., "Lost in the Middle").
     #[default]
@@ -23,10 +24,13 @@ pub enum PackOrder {
     Reverse,
     /// The long-context reorder LangChain users know, applied to the rank order.
     Sides,
+    /// An order the caller plugged in (in rag-packer: `PackerConfig::with_custom_order`); the
+    /// packer's notes name it. Not in [`PackOrder::ALL`]: it needs an implementation to run.
+    Custom,
 }
 
 impl PackOrder {
-    /// Every order, for CLIs and exhaustive tests.
+    /// Every built-in order, for CLIs and exhaustive tests.
     pub const ALL: [Self; 6] = [
         Self::LostInMiddle,
         Self::Descending,
@@ -45,6 +49,7 @@ impl PackOrder {
             Self::Input => "input",
             Self::Reverse => "reverse",
             Self::Sides => "sides",
+            Self::Custom => "custom",
         }
     }
 }
@@ -58,6 +63,7 @@ impl fmt::Display for PackOrder {
 /// How candidates are chosen to fill the token budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SelectionStrategy {
     /// Rank order; skip a chunk that no longer fits and keep trying smaller ones.
     #[default]
@@ -92,6 +98,7 @@ impl fmt::Display for SelectionStrategy {
 /// The kind of disagreement the packer noticed between packed chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ConflictKind {
     /// Chunks of different trust levels make conflicting or near-identical claims.
     TrustMismatch,
@@ -123,6 +130,7 @@ pub struct ConflictAnnotation {
 /// Why an input chunk was not packed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DropReason {
     /// Its normalised text equals that of a pinned or better-ranked kept chunk.
     ExactDuplicate {
@@ -141,6 +149,12 @@ pub enum DropReason {
         /// The chunk's tokens.
         tokens: usize,
     },
+    /// Its score is negative, so packing it could only lower the total score the strategy
+    /// maximises (`knapsack`, `optimal`); it would have fitted in the room left.
+    NegativeScore {
+        /// The chunk's score.
+        score: f64,
+    },
     /// Its document already had the maximum number of packed chunks.
     OverDocumentCap {
         /// The document.
@@ -157,6 +171,13 @@ impl DropReason {
     }
 }
 
+impl DropReason {
+    /// Whether the chunk was left out for lack of room: over the budget or the per-document cap.
+    pub const fn is_lack_of_room(&self) -> bool {
+        matches!(self, Self::OverBudget { .. } | Self::OverDocumentCap { .. })
+    }
+}
+
 impl fmt::Display for DropReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -165,6 +186,12 @@ impl fmt::Display for DropReason {
                 write!(f, "near duplicate of {of} (jaccard {similarity:.3})")
             }
             Self::OverBudget { tokens } => write!(f, "over budget ({tokens} tokens did not fit)"),
+            Self::NegativeScore { score } => {
+                write!(
+                    f,
+                    "negative score ({score}) would lower the total; it fitted but was left out"
+                )
+            }
             Self::OverDocumentCap { document_id, cap } => {
                 write!(f, "over the cap of {cap} chunks for document {document_id}")
             }
@@ -184,6 +211,7 @@ pub struct DroppedChunk {
 
 /// The result of packing: chunks in their final prompt order, and an account of every other input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PackedContext {
     /// Packed chunks in final order: pinned chunks first, then the selection in `order`.
     pub chunks: Vec<Chunk>,
@@ -207,6 +235,37 @@ pub struct PackedContext {
 }
 
 impl PackedContext {
+    /// A result holding `chunks`, with no conflicts, drops or notes yet; a packer fills those in.
+    ///
+    /// ```
+    /// use rag_core::{Chunk, PackOrder, PackedContext, SelectionStrategy};
+    ///
+    /// let chunks = vec![Chunk::with_content("a", "d", "t", "The refund window is 30 days.")];
+    /// let mut packed = PackedContext::new(chunks, 8, 100, "tiktoken:cl100k_base", PackOrder::Descending, SelectionStrategy::Greedy);
+    /// packed.notes.push("packed by hand".into());
+    /// assert_eq!((packed.tokens_used, packed.dropped.len()), (8, 0));
+    /// ```
+    pub fn new(
+        chunks: Vec<Chunk>,
+        tokens_used: usize,
+        tokens_budget: usize,
+        tokenizer: impl Into<String>,
+        order: PackOrder,
+        strategy: SelectionStrategy,
+    ) -> Self {
+        Self {
+            chunks,
+            tokens_used,
+            tokens_budget,
+            tokenizer: tokenizer.into(),
+            order,
+            strategy,
+            conflicts: Vec::new(),
+            dropped: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
     /// How many chunks were dropped as exact or near duplicates.
     pub fn dropped_dedup(&self) -> usize {
         self.dropped.iter().filter(|d| d.reason.is_duplicate()).count()
@@ -214,7 +273,7 @@ impl PackedContext {
 
     /// How many chunks were dropped for lack of room (budget or per-document cap).
     pub fn dropped_budget(&self) -> usize {
-        self.dropped.len() - self.dropped_dedup()
+        self.dropped.iter().filter(|d| d.reason.is_lack_of_room()).count()
     }
 }
 

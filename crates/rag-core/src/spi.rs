@@ -1,4 +1,4 @@
-//! The service-provider interfaces: what a parser, a chunker and a token counter promise.
+//! The service-provider interfaces: what a parser, a chunker, a packer and a token counter promise.
 //!
 //! These traits are the seams of the pipeline. Implementations live in other crates
 //! (`rag-chunker` ships the built-in ones); the contract suite (`rag-contract`) turns the promises
@@ -7,7 +7,9 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::{Chunk, ChunkError, CorpusId, DocumentId, ParseError, ParsedDocument, RequestContext};
+use crate::{
+    Chunk, ChunkError, CorpusId, DocumentId, PackedContext, PackerError, ParseError, ParsedDocument, RequestContext,
+};
 
 /// Counts tokens the way a model's tokenizer does.
 ///
@@ -145,6 +147,54 @@ pub trait Chunker: Send + Sync {
 
     /// Whether the chunker can work (e.g. its tokenizer loaded).
     async fn health(&self) -> Health;
+}
+
+/// Packs retrieved chunks into a token budget: the step between retrieval and the prompt.
+///
+/// Contract (the contract suite, `rag_contract::packer`, checks each point):
+/// - A chunk of another tenant than `ctx`'s is refused with [`PackerError::ForeignTenant`], whatever
+///   else the input holds (defence in depth).
+/// - The packed chunks' tokens never exceed `budget`; pinned chunks come first, in input order, and
+///   are always packed (or the call fails because they alone exceed the budget).
+/// - Every input chunk is accounted for exactly once: packed, or in `dropped` with its reason.
+/// - Output is deterministic: the same input and configuration give the same result.
+/// - Invalid input (a zero or negative budget, a non-finite score, a repeated id, a `content_ref`
+///   without `token_count`) is a [`PackerError`]; nothing panics on any input.
+///
+/// The trait is async because implementations may do I/O (a remote tokenizer or reranker). A
+/// closure `Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError>` is a
+/// packer, so wrapping one for the contract suite takes one line.
+///
+/// ```
+/// use rag_core::{Chunk, PackOrder, PackedContext, Packer, PackerError, RequestContext, SelectionStrategy};
+///
+/// // Packs nothing: keeps every promise about the budget, and accounts for nothing else.
+/// let empty = |_: &RequestContext, _: Vec<Chunk>, budget: i64| -> Result<PackedContext, PackerError> {
+///     Ok(PackedContext::new(Vec::new(), 0, budget as usize, "none", PackOrder::Descending, SelectionStrategy::Greedy))
+/// };
+/// let packed = pollster::block_on(Packer::pack(&empty, &RequestContext::local("acme"), Vec::new(), 10))?;
+/// assert!(packed.chunks.is_empty());
+/// # Ok::<(), PackerError>(())
+/// ```
+#[async_trait]
+pub trait Packer: Send + Sync {
+    /// Packs `chunks` into `budget` tokens for `ctx`'s tenant.
+    async fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError>;
+
+    /// Whether the packer can work (e.g. its tokenizer loaded); healthy unless it says otherwise.
+    async fn health(&self) -> Health {
+        Health::Healthy
+    }
+}
+
+#[async_trait]
+impl<F> Packer for F
+where
+    F: Fn(&RequestContext, Vec<Chunk>, i64) -> Result<PackedContext, PackerError> + Send + Sync,
+{
+    async fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
+        self(ctx, chunks, budget)
+    }
 }
 
 #[cfg(test)]

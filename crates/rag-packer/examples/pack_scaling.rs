@@ -253,14 +253,14 @@ fn main() {
     }
 
     let counter: Arc<dyn TokenCounter> = Arc::new(NoCounter);
-    let packer = ContextPacker::new(PackerConfig {
-        strategy: SelectionStrategy::Knapsack,
-        jaccard_threshold: Some(0.8),
-        shingle_size: 5,
-        detect_conflicts: true,
-        token_counter: Arc::clone(&counter),
-        ..PackerConfig::default()
-    })
+    let packer = ContextPacker::new(
+        PackerConfig::default()
+            .with_strategy(SelectionStrategy::Knapsack)
+            .with_jaccard_threshold(Some(0.8))
+            .with_shingle_size(5)
+            .with_conflicts(true)
+            .with_token_counter(Arc::clone(&counter)),
+    )
     .unwrap();
     if let Some(n) = dump {
         let packed = packer
@@ -301,11 +301,11 @@ fn main() {
         }
     }
 
-    let optimal = ContextPacker::new(PackerConfig {
-        strategy: SelectionStrategy::Optimal,
-        token_counter: counter,
-        ..PackerConfig::default()
-    })
+    let optimal = ContextPacker::new(
+        PackerConfig::default()
+            .with_strategy(SelectionStrategy::Optimal)
+            .with_token_counter(counter),
+    )
     .unwrap();
     let chunks = corpus(200, 7);
     let (t, out, _) = time_pack(&optimal, &chunks, 8_000, runs.max(11));

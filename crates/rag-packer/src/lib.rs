@@ -41,11 +41,11 @@
 //!     chunk.token_count = Some(8); // cached at ingest: no tokenizer is loaded
 //!     chunks.push(chunk);
 //! }
-//! let packer = ContextPacker::new(PackerConfig {
-//!     order: PackOrder::Descending,
-//!     strategy: SelectionStrategy::Knapsack,
-//!     ..PackerConfig::default()
-//! })?;
+//! let packer = ContextPacker::new(
+//!     PackerConfig::default()
+//!         .with_order(PackOrder::Descending)
+//!         .with_strategy(SelectionStrategy::Knapsack),
+//! )?;
 //! let packed = packer.pack_blocking(&ctx, chunks, 100)?;
 //! let ids: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
 //! assert_eq!(ids, ["a", "b"]);
@@ -59,6 +59,7 @@ mod dedup;
 mod order;
 mod pipeline;
 mod rank;
+mod render;
 mod repacker;
 mod score;
 mod select;
@@ -68,12 +69,14 @@ pub use conflicts::{MIN_REPEATED_SENTENCE_WORDS, detect_conflicts};
 pub use dedup::{
     DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
 };
-pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
+pub use order::{
+    Order, ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order,
+};
 pub use pipeline::{ContextPacker, PackerConfig};
 pub use rank::rank_order;
+pub use render::ContextConfig;
 pub use repacker::{
-    BatchSize, ContextConfig, RepackError, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker,
-    RepackerBuilder, RepackerConfig, SizeFn,
+    BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
 };
 pub use score::{BM25_B, BM25_K1, bm25_scores, stem};
 pub use select::{

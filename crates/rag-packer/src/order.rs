@@ -1,25 +1,144 @@
 //! Stage 7: arranging the selection in the prompt (pinned chunks stay first, untouched).
 //!
 //! The rank-based orders take their items in rank order (best first); the input-based ones take a
-//! function giving each item's position in the caller's input.
+//! function giving each item's position in the caller's input. [`descending_order`] and
+//! [`ascending_order`] sort chunks by score themselves, as the seed's primitives do. An [`Order`]
+//! is the extension point for orders of your own.
 
-/// Best first: the rank order itself.
+use std::cmp::Ordering;
+
+use rag_core::{Chunk, PackOrder, PackerError};
+
+/// An order of your own for the packed chunks: set it with
+/// [`PackerConfig::with_custom_order`](crate::PackerConfig::with_custom_order).
+///
+/// The packer hands it the selected chunks best first (score descending, ties by id) and takes
+/// back the new order as a permutation of their indices; pinned chunks stay first and are not
+/// passed. A result that is not a permutation is a [`PackerError::CustomOrder`](rag_core::PackerError::CustomOrder).
 ///
 /// ```
-/// assert_eq!(rag_packer::descending_order(vec![1, 2, 3]), [1, 2, 3]);
+/// use rag_core::Chunk;
+/// use rag_packer::Order;
+///
+/// /// Shortest first: small facts before long passages.
+/// struct ShortestFirst;
+///
+/// impl Order for ShortestFirst {
+///     fn name(&self) -> &str {
+///         "shortest_first"
+///     }
+///
+///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
+///         let mut order: Vec<usize> = (0..ranked.len()).collect();
+///         order.sort_by_key(|&i| ranked[i].content().map_or(0, str::len));
+///         order
+///     }
+/// }
+///
+/// let long = Chunk::with_content("a", "d", "t", "a longer passage of text");
+/// let short = Chunk::with_content("b", "d", "t", "short");
+/// assert_eq!(ShortestFirst.arrange(&[&long, &short]), [1, 0]);
 /// ```
-pub fn descending_order<T>(ranked: Vec<T>) -> Vec<T> {
-    ranked
+pub trait Order: Send + Sync {
+    /// The order's name, reported in the packer's notes.
+    fn name(&self) -> &str;
+
+    /// The new order of `ranked` (best first): a permutation of `0..ranked.len()`.
+    fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize>;
 }
 
-/// Best last, next to the user's turn: the rank order reversed.
+/// Stage 7 for the built-in orders: `ranked` (best first) rearranged by `order`.
+///
+/// [`PackOrder::Custom`] (and any order this version does not know) keeps the rank order: the
+/// pipeline applies a custom [`Order`] itself.
+pub(crate) fn arrange<T>(order: PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
+    match order {
+        PackOrder::LostInMiddle => lost_in_middle_order(ranked),
+        PackOrder::Ascending => ranked.into_iter().rev().collect(),
+        PackOrder::Input => input_order(ranked, input_position),
+        PackOrder::Reverse => reverse_order(ranked, input_position),
+        PackOrder::Sides => sides_order(ranked),
+        _ => ranked,
+    }
+}
+
+/// Stage 7 for a custom order: `ranked` (input positions, best first) rearranged by `order`,
+/// which must return a permutation.
+pub(crate) fn arrange_custom(
+    order: &dyn Order,
+    chunks: &[Chunk],
+    ranked: Vec<usize>,
+) -> Result<Vec<usize>, PackerError> {
+    let view: Vec<&Chunk> = ranked.iter().map(|&i| &chunks[i]).collect();
+    let permutation = order.arrange(&view);
+    let error = |message: String| PackerError::CustomOrder {
+        order: order.name().to_owned(),
+        message,
+    };
+    if permutation.len() != ranked.len() {
+        return Err(error(format!(
+            "returned {} positions for {} chunks",
+            permutation.len(),
+            ranked.len()
+        )));
+    }
+    let mut seen = vec![false; ranked.len()];
+    for &k in &permutation {
+        match seen.get_mut(k) {
+            Some(seen) if !*seen => *seen = true,
+            Some(_) => return Err(error(format!("returned position {k} twice"))),
+            None => return Err(error(format!("returned position {k}, out of 0..{}", ranked.len()))),
+        }
+    }
+    Ok(permutation.into_iter().map(|k| ranked[k]).collect())
+}
+
+/// The rank order of chunks: score descending (a missing score is 0.0), ties by id ascending.
+fn by_rank(a: &Chunk, b: &Chunk) -> Ordering {
+    b.score_or_zero()
+        .total_cmp(&a.score_or_zero())
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+/// Best first: the chunks sorted by score, highest first (ties by id, so the result does not
+/// depend on the input order).
 ///
 /// ```
-/// assert_eq!(rag_packer::ascending_order(vec![1, 2, 3]), [3, 2, 1]);
+/// use rag_core::Chunk;
+/// use rag_packer::descending_order;
+///
+/// let chunk = |id: &str, score| {
+///     let mut c = Chunk::with_content(id, "d", "t", "text");
+///     c.score = Some(score);
+///     c
+/// };
+/// let sorted = descending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
+/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
+/// assert_eq!(ids, ["b", "c", "a"]);
 /// ```
-pub fn ascending_order<T>(mut ranked: Vec<T>) -> Vec<T> {
-    ranked.reverse();
-    ranked
+pub fn descending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+    chunks.sort_by(by_rank);
+    chunks
+}
+
+/// Best last, next to the user's turn: [`descending_order`] reversed.
+///
+/// ```
+/// use rag_core::Chunk;
+/// use rag_packer::ascending_order;
+///
+/// let chunk = |id: &str, score| {
+///     let mut c = Chunk::with_content(id, "d", "t", "text");
+///     c.score = Some(score);
+///     c
+/// };
+/// let sorted = ascending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
+/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
+/// assert_eq!(ids, ["a", "c", "b"]);
+/// ```
+pub fn ascending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+    chunks.sort_by(|a, b| by_rank(b, a));
+    chunks
 }
 
 /// Best at both ends, weakest in the middle (Liu et al., "Lost in the Middle"): ranks 1, 3, 5, ...
@@ -128,10 +247,55 @@ mod tests {
         }
     }
 
+    fn scored(id: &str, score: Option<f64>) -> Chunk {
+        let mut chunk = Chunk::with_content(id, "d", "t", "text");
+        chunk.score = score;
+        chunk
+    }
+
+    fn ids(chunks: &[Chunk]) -> Vec<&str> {
+        chunks.iter().map(|c| c.id.as_str()).collect()
+    }
+
     #[test]
-    fn ascending_and_descending_mirror_each_other() {
-        assert_eq!(descending_order(vec![1, 2, 3]), [1, 2, 3]);
-        assert_eq!(ascending_order(vec![1, 2, 3]), [3, 2, 1]);
+    fn ascending_and_descending_sort_unsorted_input_and_mirror_each_other() {
+        // Unsorted, with a tie (b, d) and a missing score (e counts as 0.0, above -0.5).
+        let input = || {
+            vec![
+                scored("d", Some(0.5)),
+                scored("a", Some(-0.5)),
+                scored("e", None),
+                scored("b", Some(0.5)),
+                scored("c", Some(0.9)),
+            ]
+        };
+        assert_eq!(ids(&descending_order(input())), ["c", "b", "d", "e", "a"]);
+        assert_eq!(ids(&ascending_order(input())), ["a", "e", "d", "b", "c"]);
+        let mut reversed = input();
+        reversed.reverse();
+        assert_eq!(
+            ids(&descending_order(reversed)),
+            ["c", "b", "d", "e", "a"],
+            "the input order does not matter"
+        );
+    }
+
+    #[test]
+    fn arrange_dispatches_every_built_in_order() {
+        // Items are (input position, rank); rank order is 0, 1, 2, 3.
+        let ranked = || vec![(2, 0), (0, 1), (3, 2), (1, 3)];
+        let ranks = |order| {
+            arrange(order, ranked(), |item: &(usize, usize)| item.0)
+                .into_iter()
+                .map(|i| i.1)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ranks(PackOrder::Descending), [0, 1, 2, 3]);
+        assert_eq!(ranks(PackOrder::Ascending), [3, 2, 1, 0]);
+        assert_eq!(ranks(PackOrder::LostInMiddle), [0, 2, 3, 1]);
+        assert_eq!(ranks(PackOrder::Sides), [1, 3, 2, 0]);
+        assert_eq!(ranks(PackOrder::Input), [1, 3, 0, 2]);
+        assert_eq!(ranks(PackOrder::Reverse), [2, 0, 3, 1]);
     }
 
     #[test]

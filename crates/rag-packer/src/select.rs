@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use rag_core::SelectionStrategy;
+
 /// A candidate as the selection strategies see it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SelectionItem {
@@ -39,6 +41,43 @@ pub struct OptimalTooLarge {
     pub cells: usize,
     /// The limit.
     pub limit: usize,
+}
+
+/// What stage 6 chose: indices into the items, ascending, and the strategy that actually ran.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Selection {
+    pub(crate) chosen: Vec<usize>,
+    /// `optimal` falls back to `knapsack` when its table would be too large.
+    pub(crate) strategy: SelectionStrategy,
+    /// What the caller should be told, e.g. why a fallback happened.
+    pub(crate) note: Option<String>,
+}
+
+/// Stage 6: runs `strategy` over `items` (in rank order) within `room` and the per-document cap.
+pub(crate) fn select(
+    strategy: SelectionStrategy,
+    items: &[SelectionItem],
+    room: usize,
+    per_document: Option<usize>,
+) -> Selection {
+    let ran = |chosen, strategy| Selection {
+        chosen,
+        strategy,
+        note: None,
+    };
+    match strategy {
+        SelectionStrategy::Knapsack => ran(knapsack_select(items, room, per_document), strategy),
+        SelectionStrategy::Optimal => match optimal_select(items, room, per_document) {
+            Ok(chosen) => ran(chosen, strategy),
+            Err(too_large) => Selection {
+                chosen: knapsack_select(items, room, per_document),
+                strategy: SelectionStrategy::Knapsack,
+                note: Some(format!("optimal selection fell back to knapsack: {too_large}")),
+            },
+        },
+        // Greedy, and any strategy added to the enum before it is implemented here.
+        _ => ran(fit_to_budget(items, room, per_document), SelectionStrategy::Greedy),
+    }
 }
 
 /// Counts chosen items per document to enforce the cap.

@@ -41,11 +41,7 @@ fn chunk(id: &str, text: &str, score: f64) -> Chunk {
 
 #[test]
 fn a_pack_exports_one_span_with_its_numbers() {
-    let packer = ContextPacker::new(PackerConfig {
-        strategy: SelectionStrategy::Knapsack,
-        ..PackerConfig::default()
-    })
-    .unwrap();
+    let packer = ContextPacker::new(PackerConfig::default().with_strategy(SelectionStrategy::Knapsack)).unwrap();
     let chunks = vec![
         chunk("a", "The refund window is 30 days.", 0.9),
         chunk("b", "the refund window is 30 days", 0.8),

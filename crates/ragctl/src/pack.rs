@@ -145,19 +145,19 @@ pub(crate) fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     };
     let scoring = score_missing(&args.query, &mut chunks);
 
-    let config = PackerConfig {
-        order: args.order.into(),
-        strategy: args.strategy.into(),
-        jaccard_threshold: (args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold),
-        shingle_size: usize::try_from(args.shingle_size).context("--shingle-size is too large")?,
-        detect_conflicts: !args.no_conflicts,
-        max_per_document: args
-            .max_per_document
-            .map(usize::try_from)
-            .transpose()
-            .context("--max-per-document is too large")?,
-        token_counter: counter,
-    };
+    let max_per_document = args
+        .max_per_document
+        .map(usize::try_from)
+        .transpose()
+        .context("--max-per-document is too large")?;
+    let config = PackerConfig::default()
+        .with_order(args.order.into())
+        .with_strategy(args.strategy.into())
+        .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))
+        .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)
+        .with_conflicts(!args.no_conflicts)
+        .with_max_per_document(max_per_document)
+        .with_token_counter(counter);
     let packer = ContextPacker::new(config)?;
     let ctx = RequestContext::local(tenant);
     let chunks_in = chunks.len();

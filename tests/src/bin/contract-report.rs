@@ -222,15 +222,15 @@ fn packer_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> {
                         }) => (Some(threshold), shingle_size),
                         _ => (None, 5),
                     };
-                    let packer = ContextPacker::new(PackerConfig {
-                        order,
-                        strategy,
-                        jaccard_threshold,
-                        shingle_size,
-                        max_per_document: cap,
-                        token_counter: Arc::new(Words),
-                        ..PackerConfig::default()
-                    })
+                    let packer = ContextPacker::new(
+                        PackerConfig::default()
+                            .with_order(order)
+                            .with_strategy(strategy)
+                            .with_jaccard_threshold(jaccard_threshold)
+                            .with_shingle_size(shingle_size)
+                            .with_max_per_document(cap)
+                            .with_token_counter(Arc::new(Words)),
+                    )
                     .map_err(|e| format!("{name}: {e}"))?;
                     let spec = PackerSpec {
                         counter: &Words,

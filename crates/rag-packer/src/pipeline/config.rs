@@ -1,0 +1,176 @@
+//! [`PackerConfig`]: every setting of the pipeline, checked once when a packer is built.
+
+use std::fmt;
+use std::sync::Arc;
+
+use rag_chunker::TiktokenCounter;
+use rag_core::{PackOrder, PackerError, SelectionStrategy, TokenCounter};
+
+use crate::dedup::check_near_config;
+use crate::order::Order;
+
+/// How a [`ContextPacker`](crate::ContextPacker) packs.
+///
+/// Start from [`PackerConfig::default`] and change what you need with the `with_*` methods (the
+/// fields are public to read; the struct is `#[non_exhaustive]` so settings can be added without
+/// breaking callers).
+///
+/// ```
+/// use rag_core::{PackOrder, SelectionStrategy};
+/// use rag_packer::PackerConfig;
+///
+/// let config = PackerConfig::default()
+///     .with_order(PackOrder::Ascending)
+///     .with_strategy(SelectionStrategy::Knapsack)
+///     .with_jaccard_threshold(Some(0.85));
+/// assert_eq!(config.order, PackOrder::Ascending);
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct PackerConfig {
+    /// The order of the packed chunks after the pinned ones.
+    pub order: PackOrder,
+    /// How candidates are chosen to fill the budget.
+    pub strategy: SelectionStrategy,
+    /// Near-duplicate dedup: drop a candidate whose shingle Jaccard similarity with a pinned or
+    /// kept chunk reaches this, in `(0, 1]`. `None` turns near dedup off (exact dedup always runs).
+    pub jaccard_threshold: Option<f64>,
+    /// Words per shingle for near dedup, at least 1.
+    pub shingle_size: usize,
+    /// Whether to annotate conflicts among the packed chunks.
+    pub detect_conflicts: bool,
+    /// At most this many packed chunks per document (pinned chunks do not count), at least 1.
+    pub max_per_document: Option<usize>,
+    /// Counts tokens of chunks that carry no cached `token_count`.
+    pub token_counter: Arc<dyn TokenCounter>,
+    /// The order applied when `order` is [`PackOrder::Custom`].
+    pub custom_order: Option<Arc<dyn Order>>,
+}
+
+impl Default for PackerConfig {
+    /// `lost_in_middle`, `greedy`, near dedup off, 5-word shingles, conflicts on, no cap, and
+    /// `cl100k_base` (whose table is only built if some chunk lacks a `token_count`).
+    fn default() -> Self {
+        Self {
+            order: PackOrder::default(),
+            strategy: SelectionStrategy::default(),
+            jaccard_threshold: None,
+            shingle_size: 5,
+            detect_conflicts: true,
+            max_per_document: None,
+            token_counter: Arc::new(TiktokenCounter::cl100k()),
+            custom_order: None,
+        }
+    }
+}
+
+impl PackerConfig {
+    /// Sets the order of the packed chunks.
+    #[must_use]
+    pub fn with_order(mut self, order: PackOrder) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Sets the selection strategy.
+    #[must_use]
+    pub fn with_strategy(mut self, strategy: SelectionStrategy) -> Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Sets the near-duplicate threshold (`None`: exact dedup only).
+    #[must_use]
+    pub fn with_jaccard_threshold(mut self, threshold: Option<f64>) -> Self {
+        self.jaccard_threshold = threshold;
+        self
+    }
+
+    /// Sets the words per shingle of near dedup.
+    #[must_use]
+    pub fn with_shingle_size(mut self, shingle_size: usize) -> Self {
+        self.shingle_size = shingle_size;
+        self
+    }
+
+    /// Turns conflict detection on or off.
+    #[must_use]
+    pub fn with_conflicts(mut self, detect: bool) -> Self {
+        self.detect_conflicts = detect;
+        self
+    }
+
+    /// Sets the per-document cap (`None`: no cap).
+    #[must_use]
+    pub fn with_max_per_document(mut self, cap: Option<usize>) -> Self {
+        self.max_per_document = cap;
+        self
+    }
+
+    /// Sets the token counter for chunks without a cached count.
+    #[must_use]
+    pub fn with_token_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
+        self.token_counter = counter;
+        self
+    }
+
+    /// Plugs in an order of your own (the seed's extension point); sets `order` to
+    /// [`PackOrder::Custom`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_core::{Chunk, PackOrder};
+    /// use rag_packer::{Order, PackerConfig};
+    ///
+    /// struct InputReversed;
+    /// impl Order for InputReversed {
+    ///     fn name(&self) -> &str { "worst_first" }
+    ///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> { (0..ranked.len()).rev().collect() }
+    /// }
+    /// let config = PackerConfig::default().with_custom_order(Arc::new(InputReversed));
+    /// assert_eq!(config.order, PackOrder::Custom);
+    /// ```
+    #[must_use]
+    pub fn with_custom_order(mut self, order: Arc<dyn Order>) -> Self {
+        self.order = PackOrder::Custom;
+        self.custom_order = Some(order);
+        self
+    }
+
+    /// Checks every setting; the one place a configuration is validated.
+    pub(crate) fn validate(&self) -> Result<(), PackerError> {
+        let invalid = |message: &str| {
+            Err(PackerError::InvalidConfig {
+                message: message.to_owned(),
+            })
+        };
+        if self.shingle_size == 0 {
+            return invalid("shingle size must be at least 1");
+        }
+        if let Some(threshold) = self.jaccard_threshold {
+            check_near_config(threshold, self.shingle_size)?;
+        }
+        if self.max_per_document == Some(0) {
+            return invalid("max_per_document must be at least 1");
+        }
+        if self.order == PackOrder::Custom && self.custom_order.is_none() {
+            return invalid("order custom needs an order: use with_custom_order");
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for PackerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackerConfig")
+            .field("order", &self.order)
+            .field("strategy", &self.strategy)
+            .field("jaccard_threshold", &self.jaccard_threshold)
+            .field("shingle_size", &self.shingle_size)
+            .field("detect_conflicts", &self.detect_conflicts)
+            .field("max_per_document", &self.max_per_document)
+            .field("token_counter", &self.token_counter.name())
+            .field("custom_order", &self.custom_order.as_ref().map(|order| order.name()))
+            .finish()
+    }
+}

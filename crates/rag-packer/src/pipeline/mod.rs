@@ -1,0 +1,246 @@
+//! The orchestrator: [`ContextPacker`] runs the stages in order and accounts for every chunk.
+
+mod config;
+mod drops;
+mod plan;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use rag_core::{
+    Chunk, ConflictAnnotation, DroppedChunk, PackedContext, Packer, PackerError, RequestContext, async_trait,
+};
+use tracing::field::Empty;
+
+pub use self::config::PackerConfig;
+use self::plan::{Plan, plan};
+use crate::conflicts::detect_conflicts;
+
+/// Packs retrieved chunks into a token budget: validate, pin, rank, dedup, select, order, annotate.
+///
+/// The result is deterministic and, except for `order = input` and `reverse`, independent of the
+/// input order. Every input chunk ends up either in [`PackedContext::chunks`] or in
+/// [`PackedContext::dropped`] with its reason. Each call emits one `rag.pack` tracing span.
+///
+/// ```
+/// use rag_core::{Chunk, RequestContext};
+/// use rag_packer::{ContextPacker, PackerConfig};
+///
+/// let ctx = RequestContext::local("acme");
+/// let chunk = |id: &str, text: &str, score: f64| {
+///     let mut c = Chunk::with_content(id, "guide", "acme", text);
+///     c.score = Some(score);
+///     c.token_count = Some(10);
+///     c
+/// };
+/// let packer = ContextPacker::new(PackerConfig::default())?;
+/// let packed = packer.pack_blocking(
+///     &ctx,
+///     vec![chunk("a", "Rerankers score pairs.", 0.9), chunk("b", "rerankers SCORE pairs", 0.5), chunk("c", "MMR.", 0.7)],
+///     25,
+/// )?;
+/// assert_eq!(packed.chunks.len(), 2);
+/// assert_eq!(packed.dropped[0].reason.to_string(), "exact duplicate of a");
+/// # Ok::<(), rag_core::PackerError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ContextPacker {
+    config: PackerConfig,
+}
+
+impl ContextPacker {
+    /// A packer with `config`; errors if a setting is out of range (threshold outside `(0, 1]`,
+    /// shingle size 0, cap 0, a custom order without its implementation).
+    pub fn new(config: PackerConfig) -> Result<Self, PackerError> {
+        config.validate()?;
+        Ok(Self { config })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PackerConfig {
+        &self.config
+    }
+
+    /// Packs `chunks` into `budget` tokens for `ctx`'s tenant.
+    ///
+    /// The async form of the seed's API and of the [`Packer`] trait. Packing itself is CPU-bound
+    /// and does not yield: on a multi-threaded runtime serving other requests, call
+    /// [`pack_blocking`](Self::pack_blocking) inside `spawn_blocking` (or from a plain thread)
+    /// instead, so a large pack does not hold an executor thread. From synchronous code, call
+    /// `pack_blocking` directly.
+    pub async fn pack(
+        &self,
+        ctx: &RequestContext,
+        chunks: Vec<Chunk>,
+        budget: i64,
+    ) -> Result<PackedContext, PackerError> {
+        self.pack_blocking(ctx, chunks, budget)
+    }
+
+    /// [`pack`](Self::pack), synchronously.
+    pub fn pack_blocking(
+        &self,
+        ctx: &RequestContext,
+        chunks: Vec<Chunk>,
+        budget: i64,
+    ) -> Result<PackedContext, PackerError> {
+        self.traced(ctx, chunks.len(), budget, || {
+            let plan = plan(&self.config, ctx, &chunks, budget)?;
+            let (packed, dropped, plan) = plan.hand_over(chunks);
+            let conflicts = self.conflicts(&packed);
+            Ok(self.assemble(packed, dropped, conflicts, plan))
+        })
+    }
+
+    /// Packs borrowed candidates: like [`pack_blocking`](Self::pack_blocking), but the caller
+    /// keeps `chunks` and the packed ones are cloned into the result.
+    ///
+    /// For packing the same candidates more than once (at several budgets, or before and after
+    /// a reranker), and for callers that keep their candidates anyway. Freeing the candidates is
+    /// then the caller's business: at 100,000 candidates that is a fifth of the time of an owned
+    /// pack.
+    ///
+    /// ```
+    /// use rag_core::{Chunk, RequestContext};
+    /// use rag_packer::{ContextPacker, PackerConfig};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let mut candidates = Vec::new();
+    /// for (id, text) in [("a", "Rerankers score pairs."), ("b", "Bi-encoders embed queries."), ("c", "MMR diversifies.")] {
+    ///     let mut chunk = Chunk::with_content(id, "guide", "acme", text);
+    ///     chunk.token_count = Some(10);
+    ///     candidates.push(chunk);
+    /// }
+    /// let packer = ContextPacker::new(PackerConfig::default())?;
+    /// let small = packer.pack_borrowed(&ctx, &candidates, 15)?;
+    /// let large = packer.pack_borrowed(&ctx, &candidates, 30)?;
+    /// assert_eq!((small.chunks.len(), large.chunks.len()), (1, 3));
+    /// # Ok::<(), rag_core::PackerError>(())
+    /// ```
+    pub fn pack_borrowed(
+        &self,
+        ctx: &RequestContext,
+        chunks: &[Chunk],
+        budget: i64,
+    ) -> Result<PackedContext, PackerError> {
+        self.traced(ctx, chunks.len(), budget, || {
+            let mut plan = plan(&self.config, ctx, chunks, budget)?;
+            let packed: Vec<Chunk> = plan.packed.iter().map(|&i| chunks[i].clone()).collect();
+            // Conflict detection reads the packed chunks only: it runs while the ids are cloned.
+            let (conflicts, dropped) = rayon::join(|| self.conflicts(&packed), || plan.clone_dropped(chunks));
+            Ok(self.assemble(packed, dropped, conflicts, plan))
+        })
+    }
+
+    /// Runs `pack` inside the `rag.pack` span and records its outcome there.
+    fn traced(
+        &self,
+        ctx: &RequestContext,
+        chunks_in: usize,
+        budget: i64,
+        pack: impl FnOnce() -> Result<PackedContext, PackerError>,
+    ) -> Result<PackedContext, PackerError> {
+        let span = tracing::info_span!(
+            "rag.pack",
+            rag.tenant_id = ctx.tenant_id.as_str(),
+            rag.pack.order = self.config.order.as_str(),
+            rag.pack.strategy = self.config.strategy.as_str(),
+            rag.pack.budget = budget,
+            rag.pack.tokens_used = Empty,
+            rag.pack.chunks_in = saturating_i64(chunks_in),
+            rag.pack.chunks_out = Empty,
+            rag.pack.dropped_dedup = Empty,
+            rag.pack.dropped_budget = Empty,
+            rag.pack.conflicts = Empty,
+            rag.tokenizer = self.config.token_counter.name(),
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+        );
+        let _entered = span.enter();
+        let result = pack();
+        match &result {
+            Ok(packed) => {
+                // The OpenTelemetry bridge exports unsigned integers as strings, so counts go out as i64.
+                span.record("rag.pack.strategy", packed.strategy.as_str());
+                span.record("rag.pack.tokens_used", saturating_i64(packed.tokens_used));
+                span.record("rag.pack.chunks_out", saturating_i64(packed.chunks.len()));
+                span.record("rag.pack.dropped_dedup", saturating_i64(packed.dropped_dedup()));
+                span.record("rag.pack.dropped_budget", saturating_i64(packed.dropped_budget()));
+                span.record("rag.pack.conflicts", saturating_i64(packed.conflicts.len()));
+            }
+            Err(err) => {
+                span.record("otel.status_code", "ERROR");
+                span.record("otel.status_description", err.to_string());
+            }
+        }
+        result
+    }
+
+    /// Stage 8: conflicts among the packed chunks. Advisory, so a failure must not lose the pack.
+    fn conflicts(&self, packed: &[Chunk]) -> Vec<ConflictAnnotation> {
+        if self.config.detect_conflicts {
+            conflicts_or_none(packed)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The result, from the handed-over chunks.
+    fn assemble(
+        &self,
+        packed: Vec<Chunk>,
+        dropped: Vec<DroppedChunk>,
+        conflicts: Vec<ConflictAnnotation>,
+        plan: Plan,
+    ) -> PackedContext {
+        let mut result = PackedContext::new(
+            packed,
+            plan.tokens_used,
+            plan.budget,
+            self.config.token_counter.name(),
+            self.config.order,
+            plan.strategy,
+        );
+        result.conflicts = conflicts;
+        result.dropped = dropped;
+        result.notes = plan.notes;
+        result
+    }
+}
+
+impl Default for ContextPacker {
+    /// The seed's `ContextPacker()`: [`PackerConfig::default`] (lost in the middle, greedy, exact
+    /// dedup only, conflicts on, `cl100k_base`).
+    fn default() -> Self {
+        Self {
+            config: PackerConfig::default(),
+        }
+    }
+}
+
+#[async_trait]
+impl Packer for ContextPacker {
+    async fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
+        self.pack_blocking(ctx, chunks, budget)
+    }
+}
+
+/// Conflict detection with its failures contained: a panic in it becomes a warning and no notes.
+fn conflicts_or_none(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
+    match catch_unwind(AssertUnwindSafe(|| detect_conflicts(packed))) {
+        Ok(conflicts) => conflicts,
+        Err(_) => {
+            tracing::warn!(
+                target: "rag.pack",
+                "conflict detection failed; the pack is returned without conflict annotations"
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn saturating_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests;

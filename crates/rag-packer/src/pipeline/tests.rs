@@ -1,0 +1,602 @@
+//! The orchestrator's own tests: stage interplay, accounting, configuration.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rag_core::{ChunkId, ConflictKind, DropReason, PackOrder, SelectionStrategy, TokenCounter, TrustLevel};
+
+use super::*;
+use crate::Order;
+
+/// Counts words, and how often it was asked to.
+#[derive(Default)]
+struct Words(AtomicUsize);
+
+impl TokenCounter for Words {
+    fn count(&self, text: &str) -> usize {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        text.split_whitespace().count()
+    }
+
+    fn name(&self) -> &str {
+        "words"
+    }
+}
+
+fn config() -> PackerConfig {
+    PackerConfig {
+        token_counter: Arc::new(Words::default()),
+        ..PackerConfig::default()
+    }
+}
+
+fn chunk(id: &str, doc: &str, text: &str, score: f64) -> Chunk {
+    let mut c = Chunk::with_content(id, doc, "acme", text);
+    c.score = Some(score);
+    c
+}
+
+fn ids(chunks: &[Chunk]) -> Vec<&str> {
+    chunks.iter().map(|c| c.id.as_str()).collect()
+}
+
+fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
+    ContextPacker::new(config)?.pack_blocking(&RequestContext::local("acme"), chunks, budget)
+}
+
+#[test]
+fn a_validation_error_in_a_large_input_is_reported() {
+    // Over 256 KiB of text, so dedup is prepared on the pool while validation runs.
+    let mut chunks: Vec<Chunk> = (0..3000)
+        .map(|i| {
+            chunk(
+                &format!("c{i}"),
+                "d",
+                &format!("{i} {}", "filler words here ".repeat(6)),
+                0.5,
+            )
+        })
+        .collect();
+    chunks[2500].tenant_id = "other".into();
+    let packer = ContextPacker::new(PackerConfig {
+        jaccard_threshold: Some(0.8),
+        ..config()
+    })
+    .unwrap();
+    let err = packer
+        .pack_borrowed(&RequestContext::local("acme"), &chunks, 100)
+        .unwrap_err();
+    assert!(
+        matches!(err, PackerError::ForeignTenant { ref chunk_id, .. } if chunk_id.as_str() == "c2500"),
+        "{err}"
+    );
+}
+
+#[test]
+fn borrowed_and_owned_packs_are_identical() {
+    let mut chunks: Vec<Chunk> = (0..60)
+        .map(|i| {
+            let text = format!("shared words here and there number {} of {}", i % 9, i % 4);
+            chunk(
+                &format!("c{i}"),
+                &format!("d{}", i % 5),
+                &text,
+                f64::from(i % 13) / 13.0,
+            )
+        })
+        .collect();
+    chunks[7].pinned = true;
+    for (strategy, cap, threshold) in [
+        (SelectionStrategy::Greedy, None, None),
+        (SelectionStrategy::Knapsack, Some(2), Some(0.6)),
+        (SelectionStrategy::Optimal, Some(1), Some(0.9)),
+    ] {
+        let packer = ContextPacker::new(PackerConfig {
+            strategy,
+            max_per_document: cap,
+            jaccard_threshold: threshold,
+            ..config()
+        })
+        .unwrap();
+        let ctx = RequestContext::local("acme");
+        let borrowed = packer.pack_borrowed(&ctx, &chunks, 60).unwrap();
+        let owned = packer.pack_blocking(&ctx, chunks.clone(), 60).unwrap();
+        assert_eq!(borrowed, owned, "{strategy:?}");
+        assert_eq!(owned.chunks.len() + owned.dropped.len(), chunks.len());
+    }
+}
+
+#[test]
+fn pinned_first_then_lost_in_middle_with_every_drop_explained() {
+    let mut system = chunk("sys", "prompt", "You answer from the context only.", 0.0);
+    system.pinned = true;
+    let chunks = vec![
+        chunk("c5", "d", "five five five five five", 0.5),
+        chunk("c1", "d", "one one", 0.9),
+        system,
+        chunk("c2", "d", "two two", 0.8),
+        chunk("dup", "e", "Two, TWO!", 0.85),
+        chunk("c3", "e", "three three", 0.7),
+        chunk("c4", "e", "four four", 0.6),
+        chunk("big", "f", "a b c d e f g h i j k l m n o p q r s t", 0.65),
+    ];
+    let packed = pack(config(), chunks, 18).unwrap();
+    // Pinned: 6 tokens; room 12. Rank: c1 .9, dup .85, c2 .8, c3 .7, big .65, c4 .6, c5 .5.
+    // dup is kept, c2 is its exact duplicate; c1 dup c3 c4 fit (8), big (20) and c5 (5) do not.
+    assert_eq!(ids(&packed.chunks), ["sys", "c1", "c3", "c4", "dup"]);
+    assert_eq!(packed.tokens_used, 14);
+    assert_eq!(packed.tokens_budget, 18);
+    assert_eq!(packed.tokenizer, "words");
+    let dropped: Vec<String> = packed
+        .dropped
+        .iter()
+        .map(|d| format!("{}: {}", d.id, d.reason))
+        .collect();
+    assert_eq!(
+        dropped,
+        [
+            "c2: exact duplicate of dup",
+            "big: over budget (20 tokens did not fit)",
+            "c5: over budget (5 tokens did not fit)"
+        ]
+    );
+    assert_eq!(packed.strategy, SelectionStrategy::Greedy);
+}
+
+#[test]
+fn every_order_keeps_pinned_first() {
+    let mut pinned = chunk("q", "user", "the question", 0.0);
+    pinned.pinned = true;
+    let chunks = || {
+        vec![
+            chunk("b", "d", "bravo", 0.8),
+            pinned.clone(),
+            chunk("a", "d", "alpha", 0.9),
+            chunk("d", "d", "delta", 0.6),
+            chunk("c", "d", "charlie", 0.7),
+        ]
+    };
+    let expect = [
+        (PackOrder::Descending, ["q", "a", "b", "c", "d"]),
+        (PackOrder::Ascending, ["q", "d", "c", "b", "a"]),
+        (PackOrder::LostInMiddle, ["q", "a", "c", "d", "b"]),
+        (PackOrder::Input, ["q", "b", "a", "d", "c"]),
+        (PackOrder::Reverse, ["q", "c", "d", "a", "b"]),
+        (PackOrder::Sides, ["q", "b", "d", "c", "a"]),
+    ];
+    for (order, want) in expect {
+        let packed = pack(PackerConfig { order, ..config() }, chunks(), 100).unwrap();
+        assert_eq!(ids(&packed.chunks), want, "{order}");
+        assert_eq!(packed.order, order);
+    }
+}
+
+#[test]
+fn validation_errors_name_the_chunk() {
+    let foreign = Chunk::with_content("x", "d", "globex", "text");
+    let err = pack(config(), vec![chunk("a", "d", "ok", 1.0), foreign], 10).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "chunk x belongs to tenant globex, not to the request's tenant acme"
+    );
+    for budget in [0, -5] {
+        assert_eq!(
+            pack(config(), vec![], budget).unwrap_err(),
+            PackerError::InvalidBudget { budget }
+        );
+    }
+    let remote = Chunk::with_content_ref("r", "d", "acme", "s3://b/r");
+    assert_eq!(
+        pack(config(), vec![remote], 10).unwrap_err(),
+        PackerError::MissingTokenCount { chunk_id: "r".into() }
+    );
+    assert_eq!(
+        pack(config(), vec![chunk("e", "d", "  ", 1.0)], 10).unwrap_err(),
+        PackerError::ZeroTokens { chunk_id: "e".into() }
+    );
+    let err = pack(config(), vec![chunk("n", "d", "x", f64::NAN)], 10).unwrap_err();
+    assert!(matches!(err, PackerError::NonFiniteScore { ref chunk_id, .. } if chunk_id.as_str() == "n"));
+    assert_eq!(
+        pack(config(), vec![chunk("a", "d", "x", 1.0), chunk("a", "d", "y", 1.0)], 10).unwrap_err(),
+        PackerError::DuplicateChunkId { chunk_id: "a".into() }
+    );
+    let mut pinned = chunk("p", "d", "one two three", 0.0);
+    pinned.pinned = true;
+    assert_eq!(
+        pack(config(), vec![pinned], 2).unwrap_err(),
+        PackerError::PinnedOverBudget {
+            pinned_tokens: 3,
+            budget: 2
+        }
+    );
+}
+
+#[test]
+fn invalid_configurations_are_refused() {
+    for (config, message) in [
+        (
+            PackerConfig {
+                jaccard_threshold: Some(0.0),
+                ..config()
+            },
+            "invalid packer configuration: jaccard threshold must be in (0, 1], got 0",
+        ),
+        (
+            PackerConfig {
+                shingle_size: 0,
+                ..config()
+            },
+            "invalid packer configuration: shingle size must be at least 1",
+        ),
+        (
+            PackerConfig {
+                max_per_document: Some(0),
+                ..config()
+            },
+            "invalid packer configuration: max_per_document must be at least 1",
+        ),
+    ] {
+        assert_eq!(ContextPacker::new(config).unwrap_err().to_string(), message);
+    }
+}
+
+#[test]
+fn cached_token_counts_never_call_the_counter() {
+    let counter = Arc::new(Words::default());
+    let config = PackerConfig {
+        token_counter: counter.clone(),
+        ..PackerConfig::default()
+    };
+    let mut a = chunk("a", "d", "some text here", 1.0);
+    a.token_count = Some(7);
+    let mut remote = Chunk::with_content_ref("r", "d", "acme", "s3://b/r");
+    remote.token_count = Some(3);
+    let packed = pack(config.clone(), vec![a, remote], 10).unwrap();
+    assert_eq!(packed.tokens_used, 10);
+    assert_eq!(counter.0.load(Ordering::Relaxed), 0);
+    // The default counter is lazy too: constructing the default config loads nothing.
+    assert_eq!(PackerConfig::default().token_counter.name(), "tiktoken:cl100k_base");
+}
+
+#[test]
+fn near_duplicates_name_the_kept_chunk_and_similarity() {
+    let text = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    let chunks = vec![
+        chunk("kept", "d", text, 0.9),
+        chunk("near", "e", &format!("{text} lambda"), 0.8),
+        chunk("other", "f", "something else entirely", 0.7),
+    ];
+    let config = PackerConfig {
+        jaccard_threshold: Some(0.8),
+        shingle_size: 3,
+        ..config()
+    };
+    let packed = pack(config, chunks, 100).unwrap();
+    assert_eq!(
+        packed.dropped[0].reason,
+        DropReason::NearDuplicate {
+            of: "kept".into(),
+            similarity: 8.0 / 9.0
+        }
+    );
+    assert_eq!(packed.dropped_dedup(), 1);
+}
+
+#[test]
+fn the_cap_holds_for_every_strategy_and_is_reported() {
+    let chunks = || {
+        vec![
+            chunk("a1", "a", "x1", 0.9),
+            chunk("a2", "a", "x2", 0.8),
+            chunk("a3", "a", "x3", 0.7),
+            chunk("b1", "b", "y1", 0.6),
+        ]
+    };
+    for strategy in SelectionStrategy::ALL {
+        let config = PackerConfig {
+            strategy,
+            max_per_document: Some(2),
+            order: PackOrder::Descending,
+            ..config()
+        };
+        let packed = pack(config, chunks(), 100).unwrap();
+        assert_eq!(ids(&packed.chunks), ["a1", "a2", "b1"], "{strategy}");
+        assert_eq!(
+            packed.dropped[0].reason,
+            DropReason::OverDocumentCap {
+                document_id: "a".into(),
+                cap: 2
+            }
+        );
+        assert_eq!(packed.dropped_budget(), 1);
+    }
+}
+
+#[test]
+fn optimal_over_the_limit_falls_back_to_knapsack_and_says_so() {
+    let chunks: Vec<Chunk> = (0..20)
+        .map(|i| {
+            let mut c = chunk(&format!("c{i:02}"), "d", &format!("text {i}"), 1.0);
+            c.token_count = Some(1_000_000);
+            c
+        })
+        .collect();
+    let config = PackerConfig {
+        strategy: SelectionStrategy::Optimal,
+        ..config()
+    };
+    let packed = pack(config, chunks, 5_000_000).unwrap();
+    assert_eq!(packed.strategy, SelectionStrategy::Knapsack);
+    assert_eq!(packed.chunks.len(), 5);
+    assert_eq!(packed.notes.len(), 1);
+    assert!(packed.notes[0].starts_with("optimal selection fell back to knapsack: exact selection needs"));
+}
+
+#[test]
+fn conflicts_are_reported_and_can_be_turned_off() {
+    let mut forum = chunk("forum", "f", "Someone said the refund window is 90 days.", 0.5);
+    forum.trust = TrustLevel::Untrusted;
+    let chunks = || {
+        vec![
+            chunk("policy", "p", "The refund window is 30 days.", 0.9),
+            forum.clone(),
+        ]
+    };
+    let packed = pack(config(), chunks(), 100).unwrap();
+    let kinds: Vec<ConflictKind> = packed.conflicts.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [ConflictKind::NumericDisagreement, ConflictKind::TrustMismatch]);
+    assert_eq!(
+        packed.conflicts[0].chunk_ids,
+        [ChunkId::from("policy"), ChunkId::from("forum")]
+    );
+    let quiet = PackerConfig {
+        detect_conflicts: false,
+        ..config()
+    };
+    assert_eq!(pack(quiet, chunks(), 100).unwrap().conflicts, []);
+}
+
+#[test]
+fn async_pack_equals_blocking_pack() {
+    let packer = ContextPacker::new(config()).unwrap();
+    let ctx = RequestContext::local("acme");
+    let chunks = vec![chunk("a", "d", "one", 0.3), chunk("b", "d", "two", 0.4)];
+    let blocking = packer.pack_blocking(&ctx, chunks.clone(), 10).unwrap();
+    let asynchronous = pollster::block_on(packer.pack(&ctx, chunks, 10)).unwrap();
+    assert_eq!(blocking, asynchronous);
+}
+
+mod properties {
+    use std::collections::HashSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn arb_chunk(i: usize) -> impl Strategy<Value = Chunk> {
+        let texts = prop::sample::select(vec![
+            "the refund window is 30 days",
+            "The refund window is 14 days!",
+            "the refund window is 30 days.",
+            "alpha beta gamma delta epsilon",
+            "alpha beta gamma delta epsilon zeta",
+            "shipping is free above fifty euros",
+            "rerankers score pairs jointly",
+        ]);
+        (
+            texts,
+            0usize..4,
+            prop::sample::select(vec![0.0, 0.25, 0.5, 0.5, 0.9, -0.1]),
+            1usize..30,
+            prop::bool::weighted(0.1),
+            prop::sample::select(vec![TrustLevel::Trusted, TrustLevel::Untrusted]),
+        )
+            .prop_map(move |(text, doc, score, tokens, pinned, trust)| {
+                let mut c = Chunk::with_content(format!("c{i:02}"), format!("d{doc}"), "acme", text);
+                c.score = Some(score);
+                c.token_count = Some(tokens);
+                c.pinned = pinned;
+                c.trust = trust;
+                c
+            })
+    }
+
+    fn arb_chunks() -> impl Strategy<Value = Vec<Chunk>> {
+        (0usize..16).prop_flat_map(|n| (0..n).map(arb_chunk).collect::<Vec<_>>())
+    }
+
+    fn arb_config() -> impl Strategy<Value = PackerConfig> {
+        (
+            prop::sample::select(PackOrder::ALL.to_vec()),
+            prop::sample::select(SelectionStrategy::ALL.to_vec()),
+            prop::option::of(prop::sample::select(vec![0.5, 0.8, 1.0])),
+            1usize..4,
+            prop::option::of(1usize..3),
+        )
+            .prop_map(
+                |(order, strategy, jaccard_threshold, shingle_size, max_per_document)| PackerConfig {
+                    order,
+                    strategy,
+                    jaccard_threshold,
+                    shingle_size,
+                    max_per_document,
+                    ..config()
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn packs_are_within_budget_complete_and_pinned_first(
+            chunks in arb_chunks(),
+            config in arb_config(),
+            budget in 1i64..200,
+        ) {
+            let pinned: Vec<ChunkId> = chunks.iter().filter(|c| c.pinned).map(|c| c.id.clone()).collect();
+            let pinned_tokens: usize = chunks.iter().filter(|c| c.pinned).filter_map(|c| c.token_count).sum();
+            let all: Vec<ChunkId> = chunks.iter().map(|c| c.id.clone()).collect();
+            let result = pack(config.clone(), chunks, budget);
+            if pinned_tokens as i64 > budget {
+                prop_assert!(matches!(result, Err(PackerError::PinnedOverBudget { .. })), "{result:?}");
+                return Ok(());
+            }
+            let packed = result.unwrap();
+            prop_assert!(packed.tokens_used as i64 <= budget);
+            prop_assert_eq!(packed.tokens_used, packed.chunks.iter().filter_map(|c| c.token_count).sum::<usize>());
+            let head: Vec<ChunkId> = packed.chunks.iter().take(pinned.len()).map(|c| c.id.clone()).collect();
+            prop_assert_eq!(head, pinned);
+            let mut seen: Vec<ChunkId> = packed.chunks.iter().map(|c| c.id.clone()).collect();
+            seen.extend(packed.dropped.iter().map(|d| d.id.clone()));
+            prop_assert_eq!(seen.len(), all.len(), "each input chunk is accounted for once");
+            prop_assert_eq!(seen.into_iter().collect::<HashSet<_>>(), all.into_iter().collect::<HashSet<_>>());
+            if let Some(cap) = config.max_per_document {
+                for doc in 0..4 {
+                    let doc = format!("d{doc}");
+                    let n = packed.chunks.iter().filter(|c| !c.pinned && c.document_id.as_str() == doc).count();
+                    prop_assert!(n <= cap);
+                }
+            }
+        }
+
+        #[test]
+        fn packs_do_not_depend_on_input_order(
+            (chunks, shuffled) in arb_chunks().prop_flat_map(|c| (Just(c.clone()), Just(c).prop_shuffle())),
+            config in arb_config(),
+            budget in 1i64..200,
+        ) {
+            // Pinned chunks keep their input order by design, so only candidates are shuffled.
+            let pinned: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().collect();
+            let shuffled: Vec<Chunk> = pinned.into_iter().chain(shuffled.into_iter().filter(|c| !c.pinned)).collect();
+            let chunks: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().chain(chunks.iter().filter(|c| !c.pinned).cloned()).collect();
+            let a = pack(config.clone(), chunks.clone(), budget);
+            let b = pack(config.clone(), shuffled, budget);
+            prop_assert_eq!(&a, &pack(config.clone(), chunks, budget), "deterministic");
+            match (a, b) {
+                (Ok(a), Ok(b)) if matches!(config.order, PackOrder::Input | PackOrder::Reverse) => {
+                    let ids = |p: &PackedContext| p.chunks.iter().map(|c| c.id.clone()).collect::<HashSet<_>>();
+                    prop_assert_eq!(ids(&a), ids(&b));
+                    prop_assert_eq!(a.dropped, b.dropped);
+                }
+                (a, b) => prop_assert_eq!(a, b),
+            }
+        }
+
+        #[test]
+        fn a_foreign_tenant_is_always_refused(
+            chunks in arb_chunks(),
+            config in arb_config(),
+            at in any::<prop::sample::Index>(),
+            budget in 1i64..200,
+        ) {
+            let mut chunks = chunks;
+            let foreign = Chunk::with_content("intruder", "d0", "globex", "the refund window is 30 days");
+            let at = at.index(chunks.len() + 1);
+            chunks.insert(at, foreign);
+            let err = pack(config, chunks, budget).unwrap_err();
+            prop_assert_eq!(err, PackerError::ForeignTenant {
+                chunk_id: "intruder".into(),
+                chunk_tenant: "globex".into(),
+                expected: "acme".into(),
+            });
+        }
+    }
+}
+
+/// Reverses the rank order, or returns what it was built with.
+struct Scripted(Option<Vec<usize>>);
+
+impl Order for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
+        self.0.clone().unwrap_or_else(|| (0..ranked.len()).rev().collect())
+    }
+}
+
+#[test]
+fn a_custom_order_arranges_the_selection_after_the_pinned_chunks() {
+    let mut pinned = chunk("q", "user", "the question", 0.0);
+    pinned.pinned = true;
+    let chunks = vec![
+        chunk("b", "d", "bravo", 0.8),
+        pinned,
+        chunk("a", "d", "alpha", 0.9),
+        chunk("c", "d", "charlie", 0.7),
+    ];
+    let reversed = config().with_custom_order(Arc::new(Scripted(None)));
+    let packed = pack(reversed, chunks.clone(), 100).unwrap();
+    assert_eq!(ids(&packed.chunks), ["q", "c", "b", "a"]);
+    assert_eq!(packed.order, PackOrder::Custom);
+    assert_eq!(packed.notes, ["custom order: scripted"]);
+
+    for (result, message) in [
+        (vec![0, 1], "custom order scripted: returned 2 positions for 3 chunks"),
+        (vec![0, 0, 1], "custom order scripted: returned position 0 twice"),
+        (vec![0, 1, 7], "custom order scripted: returned position 7, out of 0..3"),
+    ] {
+        let broken = config().with_custom_order(Arc::new(Scripted(Some(result))));
+        assert_eq!(pack(broken, chunks.clone(), 100).unwrap_err().to_string(), message);
+    }
+    let without = PackerConfig {
+        order: PackOrder::Custom,
+        ..config()
+    };
+    assert_eq!(
+        ContextPacker::new(without).unwrap_err().to_string(),
+        "invalid packer configuration: order custom needs an order: use with_custom_order"
+    );
+}
+
+#[test]
+fn a_negative_score_that_fits_is_reported_as_such() {
+    let chunks = || {
+        vec![
+            chunk("good", "d", "one two", 0.9),
+            chunk("bad", "d", "three four", -0.4),
+            chunk("huge", "d", &"word ".repeat(50), -0.1),
+        ]
+    };
+    for strategy in [SelectionStrategy::Knapsack, SelectionStrategy::Optimal] {
+        let packed = pack(config().with_strategy(strategy), chunks(), 10).unwrap();
+        assert_eq!(ids(&packed.chunks), ["good"], "{strategy}");
+        let reasons: Vec<String> = packed
+            .dropped
+            .iter()
+            .map(|d| format!("{}: {}", d.id, d.reason))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "huge: over budget (50 tokens did not fit)",
+                "bad: negative score (-0.4) would lower the total; it fitted but was left out",
+            ],
+            "{strategy}"
+        );
+        assert_eq!(packed.dropped_budget(), 1);
+    }
+    // Greedy takes what fits in rank order, whatever its sign, as the seed does.
+    let greedy = pack(config(), chunks(), 10).unwrap();
+    assert_eq!(ids(&greedy.chunks), ["good", "bad"]);
+}
+
+#[test]
+fn the_default_packer_is_the_seeds_and_a_packer_through_the_trait_packs_the_same() {
+    let packer = ContextPacker::default();
+    assert_eq!(packer.config().order, PackOrder::LostInMiddle);
+    assert_eq!(packer.config().strategy, SelectionStrategy::Greedy);
+    assert_eq!(packer.config().jaccard_threshold, None);
+    assert!(packer.config().detect_conflicts);
+    assert_eq!(packer.config().token_counter.name(), "tiktoken:cl100k_base");
+
+    let mut cached = chunk("a", "d", "cached count", 0.5);
+    cached.token_count = Some(4);
+    let ctx = RequestContext::local("acme");
+    let through_trait: &dyn Packer = &packer;
+    let via_trait = pollster::block_on(through_trait.pack(&ctx, vec![cached.clone()], 10)).unwrap();
+    assert_eq!(via_trait, packer.pack_blocking(&ctx, vec![cached], 10).unwrap());
+    assert_eq!(pollster::block_on(through_trait.health()), rag_core::Health::Healthy);
+}
