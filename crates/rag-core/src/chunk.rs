@@ -220,6 +220,30 @@ impl Chunk {
     pub fn metadata_str(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).and_then(Value::as_str)
     }
+
+    /// The titles of the headings enclosing the chunk, outermost first, from
+    /// `metadata.heading_path` (as the heading-aware chunker writes it); empty when absent.
+    /// Entries that are not strings are skipped.
+    ///
+    /// ```
+    /// use rag_core::Chunk;
+    ///
+    /// let mut chunk = Chunk::with_content("c", "d", "t", "Install it.");
+    /// assert!(chunk.heading_path().is_empty());
+    /// chunk.metadata.insert("heading_path".into(), serde_json::json!(["Guide", "Setup"]));
+    /// assert_eq!(chunk.heading_path(), ["Guide", "Setup"]);
+    /// ```
+    pub fn heading_path(&self) -> Vec<&str> {
+        match self.metadata.get("heading_path") {
+            Some(Value::Array(titles)) => titles.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether the chunk is a heading alone: `metadata.kind` is `"heading"`.
+    pub fn is_heading(&self) -> bool {
+        self.metadata_str("kind") == Some("heading")
+    }
 }
 
 /// The wire form, checked by `TryFrom` so that a chunk without a body never exists.

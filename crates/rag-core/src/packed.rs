@@ -155,6 +155,22 @@ pub enum DropReason {
         /// The chunk's score.
         score: f64,
     },
+    /// A heading alone, left out because chunks of its section were candidates: a heading is
+    /// context for its section, not an answer, and the packed body chunks show it as their
+    /// breadcrumb.
+    HeadingOnly {
+        /// The first packed chunk of its section, which shows the heading; `None` if none of the
+        /// section's chunks made it into the pack.
+        shown_by: Option<ChunkId>,
+    },
+    /// Its score is not above the relevance floor (e.g. BM25 found no query term in it), so it
+    /// would only be filler.
+    NotRelevant {
+        /// The chunk's score.
+        score: f64,
+        /// The floor it had to exceed.
+        floor: f64,
+    },
     /// Its document already had the maximum number of packed chunks.
     OverDocumentCap {
         /// The document.
@@ -191,6 +207,13 @@ impl fmt::Display for DropReason {
                     f,
                     "negative score ({score}) would lower the total; it fitted but was left out"
                 )
+            }
+            Self::HeadingOnly { shown_by: Some(by) } => write!(f, "heading only: shown as the breadcrumb of {by}"),
+            Self::HeadingOnly { shown_by: None } => {
+                write!(f, "heading only: its section's chunks were candidates, none was packed")
+            }
+            Self::NotRelevant { score, floor } => {
+                write!(f, "not relevant: score {score} is not above the floor {floor}")
             }
             Self::OverDocumentCap { document_id, cap } => {
                 write!(f, "over the cap of {cap} chunks for document {document_id}")

@@ -62,6 +62,7 @@ mod rank;
 mod render;
 mod repacker;
 mod score;
+mod sections;
 mod select;
 mod validate;
 
@@ -78,7 +79,8 @@ pub use render::ContextConfig;
 pub use repacker::{
     BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
 };
-pub use score::{BM25_B, BM25_K1, bm25_scores, stem};
+pub use score::{BM25_B, BM25_K1, HEADING_WEIGHT, bm25_chunk_scores, bm25_scores, search_terms, stem};
+pub use sections::{carried_headings, section_scores};
 pub use select::{
     OPTIMAL_CELL_LIMIT, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
     optimal_select,

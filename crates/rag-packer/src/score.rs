@@ -1,83 +1,222 @@
-//! Scoring chunks that arrive without a retriever's score, so a local pipeline still ranks.
+//! Scoring chunks that arrive without a retriever's score, so a local pipeline still ranks: Okapi
+//! BM25 over each chunk's heading path and text, with the analysis a search engine applies.
+//!
+//! The analysis ([`search_terms`]): words are runs of letters and digits; an identifier also
+//! counts as its parts (`readLines` is `readlines`, `read` and `lines`; `read_file` is `read` and
+//! `file`); words are lower-cased, English stop words (NLTK's list) are dropped and the rest
+//! reduced by the Snowball English stemmer, so "how do I read a file line by line" searches for
+//! `read`, `file` and `line`, and finds `filehandle.readLines()`.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
-use crate::dedup::normalised_words;
+use rag_core::Chunk;
+use rayon::prelude::*;
+use rust_stemmers::{Algorithm, Stemmer};
 
 /// BM25's term-frequency saturation.
 pub const BM25_K1: f64 = 1.2;
 /// BM25's length normalisation.
 pub const BM25_B: f64 = 0.75;
+/// How many times a term of a chunk's heading path counts, against once in its text: the heading
+/// path names what a section is about (the API, the task), so a match there weighs more, as a
+/// title field does in a search engine.
+pub const HEADING_WEIGHT: usize = 2;
 
-/// Okapi BM25 scores of `texts` against `query`, computed over `texts` as the corpus and scaled so
-/// the best text scores 1.0.
-///
-/// Terms are [normalised words](normalised_words) reduced by a light English suffix stemmer
-/// ([`stem`]), so "reranking" finds "rerankers"; each distinct query term counts once. The
-/// inverse document frequency is `ln(1 + (N - n + 0.5) / (n + 0.5))`, which stays positive even
-/// for a term in every text. If no text shares a term with the query, every score is 0.0.
+/// Below this many texts, scoring stays on the calling thread.
+const PARALLEL_MIN_TEXTS: usize = 512;
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+static STOP_WORDS: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| stop_words::lookup("en").unwrap_or_default().iter().copied().collect());
+
+/// The word stem BM25 compares: the Snowball English stem of the lower-cased word.
 ///
 /// ```
-/// use rag_packer::bm25_scores;
+/// use rag_packer::stem;
 ///
-/// let texts = ["Rerankers score query and document together.", "Chunking splits documents.", "Packing packs."];
-/// let scores = bm25_scores("how do rerankers score documents", &texts);
-/// assert_eq!(scores[0], 1.0);
-/// assert!(scores[1] > 0.0 && scores[1] < 1.0);
-/// assert_eq!(scores[2], 0.0);
+/// assert_eq!(stem("reranking"), "rerank");
+/// assert_eq!(stem("Rerankers"), "rerank");
+/// assert_eq!(stem("lines"), "line");
+/// assert_eq!(stem("class"), "class");
 /// ```
-pub fn bm25_scores(query: &str, texts: &[&str]) -> Vec<f64> {
-    let terms = |text: &str| -> Vec<String> {
-        normalised_words(text)
-            .into_iter()
-            .map(|w| stem(&w).to_owned())
-            .collect()
-    };
-    let docs: Vec<Vec<String>> = texts.iter().map(|t| terms(t)).collect();
-    let mut query_terms: Vec<String> = terms(query);
-    query_terms.sort_unstable();
-    query_terms.dedup();
-    let query_set: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
+pub fn stem(word: &str) -> String {
+    STEMMER.stem(&word.to_lowercase()).into_owned()
+}
 
-    // Only query terms matter, so term frequencies are counted for those alone.
-    let frequencies: Vec<HashMap<&str, usize>> = docs
-        .iter()
-        .map(|words| {
-            let mut tf = HashMap::new();
-            for word in words.iter().map(String::as_str).filter(|w| query_set.contains(w)) {
-                *tf.entry(word).or_insert(0) += 1;
+/// Whether `word` (lower-case) is an English stop word, which carries no meaning to search for.
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(word)
+}
+
+/// Calls `emit` with each lower-cased word of `text` and, for an identifier made of parts
+/// (`readLines`, `HTTP2Server`), each part too. Parts break where a lower-case letter or a digit
+/// is followed by an upper-case one, and before the last capital of a run of capitals followed by a
+/// lower-case letter (`HTTPServer` is `http` and `server`).
+fn for_each_word(text: &str, mut emit: impl FnMut(&str)) {
+    let mut lower = String::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        lower.clear();
+        lower.extend(word.chars().flat_map(char::to_lowercase));
+        emit(&lower);
+        let chars: Vec<(usize, char)> = word.char_indices().collect();
+        let mut start = 0;
+        for k in 1..chars.len() {
+            let (at, c) = chars[k];
+            let prev = chars[k - 1].1;
+            let next_is_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
+            let boundary = c.is_uppercase()
+                && (prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_is_lower));
+            if boundary {
+                emit(&word[start..at].to_lowercase());
+                start = at;
             }
-            tf
-        })
-        .collect();
+        }
+        if start > 0 {
+            emit(&word[start..].to_lowercase());
+        }
+    }
+}
+
+/// The search terms of `text`, in order: words and identifier parts, lower-cased, stop words
+/// dropped, stemmed. A query's terms are these, de-duplicated.
+///
+/// ```
+/// use rag_packer::search_terms;
+///
+/// assert_eq!(search_terms("How do I read a file line by line?"), ["read", "file", "line", "line"]);
+/// assert_eq!(search_terms("filehandle.readLines()"), ["filehandl", "readlin", "read", "line"]);
+/// ```
+pub fn search_terms(text: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    for_each_word(text, |word| {
+        if !is_stop_word(word) {
+            terms.push(STEMMER.stem(word).into_owned());
+        }
+    });
+    terms
+}
+
+/// A text as BM25 sees it: its length in terms and how often it holds each query term.
+struct Analysed {
+    length: usize,
+    frequencies: Vec<u32>,
+}
+
+/// Analyses texts against one query's terms, remembering each word's verdict: a corpus repeats
+/// its vocabulary, and stemming is the costly step.
+struct Analyser<'q> {
+    query: &'q [String],
+    /// Word -> `None` for a stop word (not a term at all), else the index of the query term it
+    /// stems to, if any.
+    seen: HashMap<String, Option<Option<usize>>>,
+}
+
+impl<'q> Analyser<'q> {
+    fn new(query: &'q [String]) -> Self {
+        Self {
+            query,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Adds `text`'s terms, each counted `weight` times, to `into`.
+    fn add(&mut self, text: &str, weight: usize, into: &mut Analysed) {
+        let query = self.query;
+        let seen = &mut self.seen;
+        for_each_word(text, |word| {
+            let verdict = match seen.get(word) {
+                Some(verdict) => *verdict,
+                None => {
+                    let verdict = (!is_stop_word(word)).then(|| {
+                        let stem = STEMMER.stem(word);
+                        query.iter().position(|term| *term == stem)
+                    });
+                    seen.insert(word.to_owned(), verdict);
+                    verdict
+                }
+            };
+            if let Some(term) = verdict {
+                into.length += weight;
+                if let Some(t) = term {
+                    into.frequencies[t] += weight as u32;
+                }
+            }
+        });
+    }
+}
+
+/// The distinct search terms of `query`, sorted.
+fn query_terms(query: &str) -> Vec<String> {
+    let mut terms = search_terms(query);
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+/// Analyses each document (the parts of one text and their weights) against `query`.
+fn analyse<D: Sync>(
+    query: &[String],
+    docs: &[D],
+    parts: impl Fn(&D, &mut dyn FnMut(&str, usize)) + Sync,
+) -> Vec<Analysed> {
+    analyse_on(docs.len() >= PARALLEL_MIN_TEXTS, query, docs, parts)
+}
+
+/// [`analyse`], on the thread pool or on the calling thread: the result is the same.
+fn analyse_on<D: Sync>(
+    parallel: bool,
+    query: &[String],
+    docs: &[D],
+    parts: impl Fn(&D, &mut dyn FnMut(&str, usize)) + Sync,
+) -> Vec<Analysed> {
+    let one = |analyser: &mut Analyser<'_>, doc: &D| {
+        let mut analysed = Analysed {
+            length: 0,
+            frequencies: vec![0; query.len()],
+        };
+        parts(doc, &mut |text, weight| analyser.add(text, weight, &mut analysed));
+        analysed
+    };
+    if !parallel {
+        let mut analyser = Analyser::new(query);
+        docs.iter().map(|doc| one(&mut analyser, doc)).collect()
+    } else {
+        docs.par_iter()
+            .map_init(|| Analyser::new(query), |analyser, doc| one(analyser, doc))
+            .collect()
+    }
+}
+
+/// BM25 of the analysed texts, scaled so the best scores 1.0 (all 0.0 when none matches).
+fn bm25(query: &[String], docs: &[Analysed]) -> Vec<f64> {
     let n = docs.len() as f64;
     let average_length = if docs.is_empty() {
         0.0
     } else {
-        docs.iter().map(Vec::len).sum::<usize>() as f64 / n
+        docs.iter().map(|d| d.length).sum::<usize>() as f64 / n
     };
-    let idf: HashMap<&str, f64> = query_terms
-        .iter()
-        .map(|term| {
-            let containing = frequencies.iter().filter(|tf| tf.contains_key(term.as_str())).count() as f64;
-            (term.as_str(), (1.0 + (n - containing + 0.5) / (containing + 0.5)).ln())
+    let idf: Vec<f64> = (0..query.len())
+        .map(|t| {
+            let containing = docs.iter().filter(|d| d.frequencies[t] > 0).count() as f64;
+            (1.0 + (n - containing + 0.5) / (containing + 0.5)).ln()
         })
         .collect();
     let raw: Vec<f64> = docs
         .iter()
-        .zip(&frequencies)
-        .map(|(words, tf)| {
+        .map(|doc| {
             let length_ratio = if average_length > 0.0 {
-                words.len() as f64 / average_length
+                doc.length as f64 / average_length
             } else {
                 0.0
             };
-            query_terms
+            doc.frequencies
                 .iter()
-                .map(|term| {
-                    let f = tf.get(term.as_str()).copied().unwrap_or(0) as f64;
-                    let weight = idf.get(term.as_str()).copied().unwrap_or(0.0);
-                    weight * f * (BM25_K1 + 1.0) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * length_ratio))
+                .zip(&idf)
+                .map(|(&f, idf)| {
+                    let f = f64::from(f);
+                    idf * f * (BM25_K1 + 1.0) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * length_ratio))
                 })
                 .sum()
         })
@@ -90,36 +229,53 @@ pub fn bm25_scores(query: &str, texts: &[&str]) -> Vec<f64> {
     }
 }
 
-/// Strips one common English inflection (`-ing`, `-ers`, `-er`, `-ed`, `-s`) from a lower-case
-/// word, keeping at least three characters, so that a query matches the forms documents use
-/// ("reranking", "rerankers" and "reranker" all become "rerank").
+/// Okapi BM25 scores of `texts` against `query`, computed over `texts` as the corpus and scaled so
+/// the best text scores 1.0.
 ///
-/// Deliberately crude: it is a recall aid for the local BM25 fallback, not a linguistic stemmer;
-/// retrieval systems bring their own scores.
+/// Terms are [`search_terms`]; each distinct query term counts once. The inverse document
+/// frequency is `ln(1 + (N - n + 0.5) / (n + 0.5))`, which stays positive even for a term in every
+/// text. A text that holds no query term scores exactly 0.0; if none does, every score is 0.0.
 ///
 /// ```
-/// use rag_packer::stem;
+/// use rag_packer::bm25_scores;
 ///
-/// assert_eq!(stem("reranking"), "rerank");
-/// assert_eq!(stem("chunkers"), "chunk");
-/// assert_eq!(stem("packed"), "pack");
-/// assert_eq!(stem("class"), "class");
-/// assert_eq!(stem("ring"), "ring");
+/// let texts = ["Rerankers score query and document together.", "Chunking splits documents.", "Packing packs."];
+/// let scores = bm25_scores("how do rerankers score documents", &texts);
+/// assert_eq!(scores[0], 1.0);
+/// assert!(scores[1] > 0.0 && scores[1] < 1.0);
+/// assert_eq!(scores[2], 0.0);
 /// ```
-pub fn stem(word: &str) -> &str {
-    const SUFFIXES: [&str; 5] = ["ing", "ers", "er", "ed", "s"];
-    for suffix in SUFFIXES {
-        if let Some(base) = word.strip_suffix(suffix)
-            && base.chars().count() >= 3
-        {
-            if suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i')) {
-                // "class", "status", "analysis": the s is part of the word.
-                return word;
-            }
-            return base;
+pub fn bm25_scores(query: &str, texts: &[&str]) -> Vec<f64> {
+    let query = query_terms(query);
+    let analysed = analyse(&query, texts, |text, add| add(text, 1));
+    bm25(&query, &analysed)
+}
+
+/// BM25 scores of `chunks` against `query` over their heading path and text, as
+/// [`bm25_scores`] computes them: a chunk's heading path ([`Chunk::heading_path`]) counts
+/// [`HEADING_WEIGHT`] times, its content once. A chunk without content is scored on its heading
+/// path alone.
+///
+/// ```
+/// use rag_core::Chunk;
+/// use rag_packer::bm25_chunk_scores;
+///
+/// let mut method = Chunk::with_content("fs#41", "fs.md", "t", "* `options` {Object}\n\nReturns an interface.");
+/// method.metadata.insert("heading_path".into(), serde_json::json!(["File system", "filehandle.readLines()"]));
+/// let other = Chunk::with_content("zlib#3", "zlib.md", "t", "Reading compressed files uses the thread pool.");
+/// let scores = bm25_chunk_scores("how do I read a file line by line", &[method, other]);
+/// assert_eq!(scores[0], 1.0, "the heading path names the API");
+/// assert!(scores[1] < 0.5);
+/// ```
+pub fn bm25_chunk_scores(query: &str, chunks: &[Chunk]) -> Vec<f64> {
+    let query = query_terms(query);
+    let analysed = analyse(&query, chunks, |chunk, add| {
+        for title in chunk.heading_path() {
+            add(title, HEADING_WEIGHT);
         }
-    }
-    word
+        add(chunk.content().unwrap_or_default(), 1);
+    });
+    bm25(&query, &analysed)
 }
 
 #[cfg(test)]
@@ -132,6 +288,39 @@ mod tests {
         let scores = bm25_scores("explain reranking", &texts);
         assert!(scores[0] > 0.0 && scores[1] > 0.0, "{scores:?}");
         assert_eq!(scores[2], 0.0);
+    }
+
+    #[test]
+    fn stop_words_are_not_terms() {
+        assert_eq!(search_terms("how do I do it, and why?"), Vec::<String>::new());
+        // "how", "do", "i" and "a" match every English text; alone they score nothing.
+        let scores = bm25_scores("how do I read a file", &["How do I do this?", "Read the file."]);
+        assert_eq!(scores, [0.0, 1.0]);
+    }
+
+    #[test]
+    fn identifiers_count_as_their_parts() {
+        let mut parts = Vec::new();
+        for_each_word("readLines HTTPServer read_file utf8Decode x", |w| {
+            parts.push(w.to_owned())
+        });
+        assert_eq!(
+            parts,
+            [
+                "readlines",
+                "read",
+                "lines",
+                "httpserver",
+                "http",
+                "server",
+                "read",
+                "file",
+                "utf8decode",
+                "utf8",
+                "decode",
+                "x"
+            ]
+        );
     }
 
     #[test]
@@ -157,6 +346,41 @@ mod tests {
         let raw = |len: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / 2.5));
         let scores = bm25_scores("cat", &texts);
         assert!((scores[1] - raw(4.0) / raw(1.0)).abs() < 1e-12, "{scores:?}");
+    }
+
+    #[test]
+    fn the_heading_path_counts_double() {
+        let chunk = |id: &str, path: &[&str], text: &str| {
+            let mut c = Chunk::with_content(id, "d", "t", text);
+            c.metadata.insert("heading_path".into(), serde_json::json!(path));
+            c
+        };
+        let chunks = [
+            chunk("titled", &["Streams"], "Data flows through it."),
+            chunk("mention", &["Buffers"], "Streams of data."),
+            chunk("none", &["Buffers"], "Bytes in memory."),
+        ];
+        let scores = bm25_chunk_scores("streams", &chunks);
+        assert_eq!(scores[0], 1.0);
+        assert!(scores[1] > 0.0 && scores[1] < 1.0, "{scores:?}");
+        assert_eq!(scores[2], 0.0);
+    }
+
+    #[test]
+    fn parallel_and_sequential_analysis_agree() {
+        let texts: Vec<String> = (0..300)
+            .map(|i| format!("Reading files {} line {} by lines, readLine {}", i % 7, i % 13, i % 3))
+            .collect();
+        let query = query_terms("read lines of a file");
+        let run = |parallel| {
+            analyse_on(parallel, &query, &texts, |text, add| add(text, 1))
+                .into_iter()
+                .map(|a| (a.length, a.frequencies))
+                .collect::<Vec<_>>()
+        };
+        let sequential = run(false);
+        assert_eq!(sequential, run(true));
+        assert!(sequential.iter().all(|(_, f)| f.iter().all(|&n| n > 0)), "{query:?}");
     }
 
     #[test]

@@ -45,6 +45,16 @@ pub struct PackerConfig {
     pub token_counter: Arc<dyn TokenCounter>,
     /// The order applied when `order` is [`PackOrder::Custom`].
     pub custom_order: Option<Arc<dyn Order>>,
+    /// Section-aware packing (on by default): for chunks that carry the heading-aware chunker's
+    /// metadata, a heading is packed only when none of its section's chunks is a candidate, and a
+    /// heading's score reaches its section's chunks (see [`carried_headings`](crate::carried_headings)
+    /// and [`section_scores`](crate::section_scores)). Chunks without that metadata are not
+    /// affected either way.
+    pub section_aware: bool,
+    /// A candidate is packed only if its score is above this (`None`: no floor, as in the seed,
+    /// where a chunk without a score counts as 0.0 and may fill leftover room). With BM25 scores,
+    /// a floor of 0.0 keeps out chunks that hold no query term.
+    pub relevance_floor: Option<f64>,
 }
 
 impl Default for PackerConfig {
@@ -60,6 +70,8 @@ impl Default for PackerConfig {
             max_per_document: None,
             token_counter: Arc::new(TiktokenCounter::cl100k()),
             custom_order: None,
+            section_aware: true,
+            relevance_floor: None,
         }
     }
 }
@@ -137,6 +149,20 @@ impl PackerConfig {
         self
     }
 
+    /// Turns section-aware packing on or off.
+    #[must_use]
+    pub fn with_section_aware(mut self, section_aware: bool) -> Self {
+        self.section_aware = section_aware;
+        self
+    }
+
+    /// Sets the relevance floor (`None`: no floor).
+    #[must_use]
+    pub fn with_relevance_floor(mut self, floor: Option<f64>) -> Self {
+        self.relevance_floor = floor;
+        self
+    }
+
     /// Checks every setting; the one place a configuration is validated.
     pub(crate) fn validate(&self) -> Result<(), PackerError> {
         let invalid = |message: &str| {
@@ -152,6 +178,13 @@ impl PackerConfig {
         }
         if self.max_per_document == Some(0) {
             return invalid("max_per_document must be at least 1");
+        }
+        if let Some(floor) = self.relevance_floor
+            && !floor.is_finite()
+        {
+            return Err(PackerError::InvalidConfig {
+                message: format!("relevance floor must be a finite number, got {floor}"),
+            });
         }
         if self.order == PackOrder::Custom && self.custom_order.is_none() {
             return invalid("order custom needs an order: use with_custom_order");
@@ -171,6 +204,8 @@ impl fmt::Debug for PackerConfig {
             .field("max_per_document", &self.max_per_document)
             .field("token_counter", &self.token_counter.name())
             .field("custom_order", &self.custom_order.as_ref().map(|order| order.name()))
+            .field("section_aware", &self.section_aware)
+            .field("relevance_floor", &self.relevance_floor)
             .finish()
     }
 }

@@ -5,28 +5,19 @@ use std::collections::HashMap;
 
 use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, SelectionStrategy};
 
-use super::plan::Plan;
+use super::plan::{Candidates, Early, Plan};
 use crate::dedup::DedupVerdict;
 use crate::select::{Selection, SelectionItem};
-use crate::validate::Checked;
 
-/// What the accounting reads: the stages' results, by input position.
+/// What the accounting reads: the candidates and what selection made of them.
 pub(super) struct Outcome<'a> {
     pub(super) chunks: &'a [Chunk],
-    pub(super) checked: &'a [Checked],
-    /// Candidates, best first.
-    pub(super) ranked: &'a [usize],
-    /// Dedup's verdict on each of `ranked`.
-    pub(super) ranked_verdicts: &'a [DedupVerdict],
-    /// Pinned, then ranked: what a verdict's `of` indexes.
-    pub(super) priority: &'a [usize],
-    /// The candidates dedup kept, in rank order: what `items` describe.
-    pub(super) survivors: &'a [usize],
+    pub(super) candidates: &'a Candidates,
+    /// The selection items of `candidates.eligible`.
     pub(super) items: &'a [SelectionItem],
     pub(super) selection: &'a Selection,
-    /// The budget the pinned chunks left.
-    pub(super) room: usize,
     pub(super) cap: Option<usize>,
+    pub(super) relevance_floor: f64,
 }
 
 /// Every candidate not selected, in rank order, with its reason.
@@ -37,44 +28,49 @@ pub(super) struct Outcome<'a> {
 pub(super) fn drop_reasons(outcome: &Outcome<'_>) -> Vec<(usize, DropReason)> {
     let Outcome {
         chunks,
-        checked,
-        ranked,
-        ranked_verdicts,
-        priority,
-        survivors,
+        candidates,
         items,
         selection,
-        room,
         cap,
+        relevance_floor,
     } = outcome;
     let mut selected = vec![false; chunks.len()];
     let mut per_document: HashMap<usize, usize> = HashMap::new();
     let mut used = 0usize;
+    // Eligible candidate -> its selection item, by position: a vector, not a map, at 100k
+    // candidates.
+    let mut item_of: Vec<u32> = vec![u32::MAX; chunks.len()];
+    for (s, &i) in candidates.eligible.iter().enumerate() {
+        item_of[i] = s as u32;
+    }
     for &s in &selection.chosen {
-        selected[survivors[s]] = true;
+        selected[candidates.eligible[s]] = true;
         *per_document.entry(items[s].document).or_insert(0) += 1;
         used += items[s].tokens;
     }
-    let room_left = room.saturating_sub(used);
-    // Candidate -> its selection item, by position: a vector, not a map, at 100k candidates.
-    let mut survivor_item: Vec<u32> = vec![u32::MAX; chunks.len()];
-    for (s, &i) in survivors.iter().enumerate() {
-        survivor_item[i] = s as u32;
-    }
-    ranked
+    let room_left = candidates.room.saturating_sub(used);
+    let shown_by = first_packed_child(chunks, candidates, &selected);
+    candidates
+        .ranked
         .iter()
-        .zip(ranked_verdicts.iter())
-        .filter(|(i, _)| !selected[**i])
-        .map(|(&i, verdict)| {
-            let reason = match *verdict {
-                DedupVerdict::ExactDuplicate { of } => DropReason::ExactDuplicate {
-                    of: chunks[priority[of]].id.clone(),
+        .filter(|&&i| !selected[i])
+        .map(|&i| {
+            let of = |of: usize| chunks[candidates.priority[of]].id.clone();
+            let reason = match candidates.early[i] {
+                Some(Early::HeadingOnly) => DropReason::HeadingOnly {
+                    shown_by: shown_by.get(&i).map(|&c| chunks[c].id.clone()),
                 },
-                DedupVerdict::NearDuplicate { of, similarity } => DropReason::NearDuplicate {
-                    of: chunks[priority[of]].id.clone(),
-                    similarity,
+                Some(Early::NotRelevant) => DropReason::NotRelevant {
+                    score: candidates.scores[i],
+                    floor: *relevance_floor,
                 },
-                DedupVerdict::Kept => match (cap, items.get(survivor_item[i] as usize)) {
+                Some(Early::Duplicate(DedupVerdict::ExactDuplicate { of: o })) => {
+                    DropReason::ExactDuplicate { of: of(o) }
+                }
+                Some(Early::Duplicate(DedupVerdict::NearDuplicate { of: o, similarity })) => {
+                    DropReason::NearDuplicate { of: of(o), similarity }
+                }
+                Some(Early::Duplicate(DedupVerdict::Kept)) | None => match (cap, items.get(item_of[i] as usize)) {
                     (Some(cap), Some(item)) if per_document.get(&item.document).copied().unwrap_or(0) >= *cap => {
                         DropReason::OverDocumentCap {
                             document_id: chunks[i].document_id.clone(),
@@ -89,13 +85,36 @@ pub(super) fn drop_reasons(outcome: &Outcome<'_>) -> Vec<(usize, DropReason)> {
                         DropReason::NegativeScore { score: item.score }
                     }
                     _ => DropReason::OverBudget {
-                        tokens: checked[i].tokens,
+                        tokens: candidates.checked[i].tokens,
                     },
                 },
             };
             (i, reason)
         })
         .collect()
+}
+
+/// For each heading with a packed child: that child with the smallest document position (ties:
+/// the smaller id), which shows the heading in its breadcrumb.
+fn first_packed_child(chunks: &[Chunk], candidates: &Candidates, selected: &[bool]) -> HashMap<usize, usize> {
+    let mut first: HashMap<usize, usize> = HashMap::new();
+    let Some(sections) = &candidates.sections else {
+        return first;
+    };
+    for (i, _) in selected.iter().enumerate().filter(|(_, s)| **s) {
+        if let Some(parent) = sections.parent(i) {
+            let key = |c: usize| (chunks[c].position, &chunks[c].id);
+            first
+                .entry(parent)
+                .and_modify(|best| {
+                    if key(i) < key(*best) {
+                        *best = i;
+                    }
+                })
+                .or_insert(i);
+        }
+    }
+    first
 }
 
 impl Plan {

@@ -12,7 +12,7 @@ use rag_core::{
 use tracing::field::Empty;
 
 pub use self::config::PackerConfig;
-use self::plan::{Plan, plan};
+use self::plan::{Plan, candidates, plan};
 use crate::conflicts::detect_conflicts;
 
 /// Packs retrieved chunks into a token budget: validate, pin, rank, dedup, select, order, annotate.
@@ -84,7 +84,7 @@ impl ContextPacker {
         budget: i64,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
-            let plan = plan(&self.config, ctx, &chunks, budget)?;
+            let plan = plan(&self.config, &chunks, candidates(&self.config, ctx, &chunks, budget)?)?;
             let (packed, dropped, plan) = plan.hand_over(chunks);
             let conflicts = self.conflicts(&packed);
             Ok(self.assemble(packed, dropped, conflicts, plan))
@@ -123,7 +123,7 @@ impl ContextPacker {
         budget: i64,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
-            let mut plan = plan(&self.config, ctx, chunks, budget)?;
+            let mut plan = plan(&self.config, chunks, candidates(&self.config, ctx, chunks, budget)?)?;
             let packed: Vec<Chunk> = plan.packed.iter().map(|&i| chunks[i].clone()).collect();
             // Conflict detection reads the packed chunks only: it runs while the ids are cloned.
             let (conflicts, dropped) = rayon::join(|| self.conflicts(&packed), || plan.clone_dropped(chunks));

@@ -1,7 +1,8 @@
-//! Stages 1 to 7 on borrowed chunks: where every chunk goes, by input position.
+//! The stage list on borrowed chunks: where every chunk goes, by input position.
 //!
-//! [`plan`] is the stage list. No stage moves a chunk: each works on input positions, so that no
-//! chunk (several hundred bytes each) is moved more than once, at the hand-over.
+//! [`candidates`] runs the stages up to dedup, [`plan`] the selection and the order after them. No
+//! stage moves a chunk: each works on input positions, so that no chunk (several hundred bytes
+//! each) is moved more than once, at the hand-over.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +14,8 @@ use super::drops::{Outcome, drop_reasons};
 use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
 use crate::order::{arrange, arrange_custom};
 use crate::rank::rank_by;
-use crate::select::{SelectionItem, select};
+use crate::sections::{Sections, has_sections, lift_to_headings};
+use crate::select::{Selection, SelectionItem, select};
 use crate::validate::{Checked, validate_budget, validate_chunks};
 
 /// Where every chunk goes, by input position.
@@ -29,40 +31,62 @@ pub(super) struct Plan {
     pub(super) notes: Vec<String>,
 }
 
-/// What stages 1 to 3 found, by input position.
-struct Ranking {
-    checked: Vec<Checked>,
-    /// The pinned chunks, in input order.
-    pinned: Vec<usize>,
-    /// The other chunks, best first.
-    ranked: Vec<usize>,
-    pinned_tokens: usize,
-    /// The budget the pinned chunks leave.
-    room: usize,
+/// Why a candidate left before selection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Early {
+    /// A heading whose section's chunks are candidates (see [`crate::sections`]).
+    HeadingOnly,
+    /// Its score is not above the relevance floor.
+    NotRelevant,
+    /// Dedup dropped it; `of` indexes `Candidates::priority`.
+    Duplicate(DedupVerdict),
 }
 
-/// Runs stages 1 to 7 and accounts for every chunk.
-pub(super) fn plan(
+/// What stages 1 to 5 found, by input position: the candidates selection chooses from.
+pub(super) struct Candidates {
+    pub(super) budget: usize,
+    pub(super) checked: Vec<Checked>,
+    /// The score each chunk ranks by: its own, or its section heading's when that is higher.
+    pub(super) scores: Vec<f64>,
+    /// The pinned chunks, in input order.
+    pub(super) pinned: Vec<usize>,
+    pub(super) pinned_tokens: usize,
+    /// The budget the pinned chunks leave.
+    pub(super) room: usize,
+    /// Every other chunk, best first.
+    pub(super) ranked: Vec<usize>,
+    /// Why a ranked chunk left before selection, if it did.
+    pub(super) early: Vec<Option<Early>>,
+    /// The ranked chunks still in the running, best first.
+    pub(super) eligible: Vec<usize>,
+    /// Pinned, then the ranked chunks that reached dedup: what a dedup verdict's `of` indexes.
+    pub(super) priority: Vec<usize>,
+    /// The section structure, when the chunks carry one and the packer is section-aware.
+    pub(super) sections: Option<Sections>,
+}
+
+/// Stages 1 to 5: validate, pin, sections, rank, relevance floor, dedup.
+pub(super) fn candidates(
     config: &PackerConfig,
     ctx: &RequestContext,
     chunks: &[Chunk],
     budget: i64,
-) -> Result<Plan, PackerError> {
+) -> Result<Candidates, PackerError> {
     let budget = validate_budget(budget)?;
     let texts: Vec<Option<&str>> = chunks.iter().map(Chunk::content).collect();
     let near = config
         .jaccard_threshold
         .map(|threshold| (threshold, config.shingle_size));
 
-    // Stages 1-3: validate, pin, rank. Most of dedup's work (reading every text once) does not
-    // depend on the ranking, so on large inputs it starts on the thread pool meanwhile; a
-    // validation error stops it after the blocks under way.
+    // Stages 1-4. Most of dedup's work (reading every text once) does not depend on the ranking,
+    // so on large inputs it starts on the thread pool meanwhile; a validation error stops it after
+    // the blocks under way.
     let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
     let (ranking, prepared) = if bytes >= PARALLEL_MIN_BYTES {
         let invalid = AtomicBool::new(false);
         rayon::join(
             || {
-                let ranking = validate_pin_and_rank(config, ctx, chunks, budget);
+                let ranking = rank_candidates(config, ctx, chunks, budget);
                 invalid.store(ranking.is_err(), Ordering::Relaxed);
                 ranking
             },
@@ -70,97 +94,50 @@ pub(super) fn plan(
         )
     } else {
         (
-            validate_pin_and_rank(config, ctx, chunks, budget),
+            rank_candidates(config, ctx, chunks, budget),
             PreparedTexts::new(&texts, near),
         )
     };
-    let Ranking {
-        checked,
-        pinned,
-        ranked,
-        pinned_tokens,
-        room,
-    } = ranking?;
+    let mut candidates = ranking?;
 
-    // Stages 4-5: exact, then near dedup, in priority order (pinned first); a verdict's `of`
-    // indexes this same order.
-    let priority: Vec<usize> = pinned.iter().chain(&ranked).copied().collect();
-    let verdicts = prepared.verdicts(&texts, &priority, pinned.len());
-    drop((prepared, texts));
-    let ranked_verdicts = &verdicts[pinned.len()..];
-
-    // Stage 6: selection among the survivors, in rank order.
-    let survivors: Vec<usize> = ranked
+    // Stage 5: exact, then near dedup, in priority order (pinned first) over the chunks still in
+    // the running.
+    let reached_dedup: Vec<usize> = candidates
+        .ranked
         .iter()
-        .zip(ranked_verdicts)
-        .filter(|(_, verdict)| matches!(verdict, DedupVerdict::Kept))
-        .map(|(&i, _)| i)
+        .copied()
+        .filter(|&i| candidates.early[i].is_none())
         .collect();
-    // Without a cap, documents matter to no strategy, so they are not even looked at.
-    let documents = config.max_per_document.map(|_| number_documents(chunks, &survivors));
-    let items: Vec<SelectionItem> = survivors
-        .iter()
-        .enumerate()
-        .map(|(s, &i)| SelectionItem {
-            tokens: checked[i].tokens,
-            score: checked[i].score,
-            document: documents.as_ref().map_or(0, |numbers| numbers[s]),
-        })
+    let priority: Vec<usize> = candidates.pinned.iter().chain(&reached_dedup).copied().collect();
+    let verdicts = prepared.verdicts(&texts, &priority, candidates.pinned.len());
+    for (&i, verdict) in reached_dedup.iter().zip(&verdicts[candidates.pinned.len()..]) {
+        if *verdict != DedupVerdict::Kept {
+            candidates.early[i] = Some(Early::Duplicate(*verdict));
+        }
+    }
+    candidates.eligible = reached_dedup
+        .into_iter()
+        .filter(|&i| candidates.early[i].is_none())
         .collect();
-    let selection = select(config.strategy, &items, room, config.max_per_document);
-    let mut selected = vec![false; chunks.len()];
-    for &s in &selection.chosen {
-        selected[survivors[s]] = true;
-    }
-
-    // Stage 7: the order of the selection; pinned chunks stay first.
-    let in_rank_order: Vec<usize> = ranked.iter().copied().filter(|&i| selected[i]).collect();
-    let ordered = match (config.order, &config.custom_order) {
-        (PackOrder::Custom, Some(custom)) => arrange_custom(custom.as_ref(), chunks, in_rank_order)?,
-        (order, _) => arrange(order, in_rank_order, |&i| i),
-    };
-    let tokens_used = pinned_tokens + ordered.iter().map(|&i| checked[i].tokens).sum::<usize>();
-
-    // Accounting: every candidate not selected, with its reason.
-    let dropped = drop_reasons(&Outcome {
-        chunks,
-        checked: &checked,
-        ranked: &ranked,
-        ranked_verdicts,
-        priority: &priority,
-        survivors: &survivors,
-        items: &items,
-        selection: &selection,
-        room,
-        cap: config.max_per_document,
-    });
-    let mut notes: Vec<String> = selection.note.into_iter().collect();
-    if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
-        notes.push(format!("custom order: {}", custom.name()));
-    }
-    Ok(Plan {
-        packed: pinned.into_iter().chain(ordered).collect(),
-        dropped,
-        tokens_used,
-        budget,
-        strategy: selection.strategy,
-        notes,
-    })
+    candidates.priority = priority;
+    Ok(candidates)
 }
 
-/// Stages 1 to 3: validation, the pinned chunks and their tokens, and the ranking.
-fn validate_pin_and_rank(
+/// Stages 1 to 4: validation, the pinned chunks and their tokens, the section structure, the
+/// ranking, and the relevance floor.
+fn rank_candidates(
     config: &PackerConfig,
     ctx: &RequestContext,
     chunks: &[Chunk],
     budget: usize,
-) -> Result<Ranking, PackerError> {
+) -> Result<Candidates, PackerError> {
+    // Stage 1: validation.
     let checked = validate_chunks(ctx, chunks, config.token_counter.as_ref())?;
 
     // Stage 2: pinned chunks, in input order, before anything else. Saturating: token counts come
     // from input, and a wrapped sum would let pinned chunks of absurd sizes through (a saturated
     // sum is always over the budget, which is an i64).
-    let (pinned, candidates): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
+    let (pinned, others): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
     let pinned_tokens = pinned
         .iter()
         .fold(0usize, |sum, &i| sum.saturating_add(checked[i].tokens));
@@ -168,27 +145,138 @@ fn validate_pin_and_rank(
         return Err(PackerError::PinnedOverBudget { pinned_tokens, budget });
     }
 
-    // Stage 3: one ranking for everything that follows (input positions, best first).
-    let ranked: Vec<usize> = rank_by(candidates.len(), |k| {
-        (checked[candidates[k]].score, &chunks[candidates[k]].id)
-    })
-    .into_iter()
-    .map(|k| candidates[k])
-    .collect();
-    Ok(Ranking {
+    // Stage 3: sections. A heading's relevance reaches its section's chunks, and a heading whose
+    // section's chunks are candidates leaves the running.
+    let own_scores: Vec<f64> = checked.iter().map(|c| c.score).collect();
+    let sections = (config.section_aware && has_sections(chunks, &others)).then(|| Sections::new(chunks, &others));
+    let scores = match &sections {
+        Some(sections) => lift_to_headings(chunks, sections, &others, &own_scores),
+        None => own_scores,
+    };
+
+    // Stage 4: one ranking for everything that follows (input positions, best first), then the
+    // relevance floor.
+    let ranked: Vec<usize> = rank_by(others.len(), |k| (scores[others[k]], &chunks[others[k]].id))
+        .into_iter()
+        .map(|k| others[k])
+        .collect();
+    let mut early = vec![None; chunks.len()];
+    for &i in &ranked {
+        if sections.as_ref().is_some_and(|s| s.is_carried(i)) {
+            early[i] = Some(Early::HeadingOnly);
+        } else if config.relevance_floor.is_some_and(|floor| scores[i] <= floor) {
+            early[i] = Some(Early::NotRelevant);
+        }
+    }
+    Ok(Candidates {
+        budget,
         checked,
+        scores,
         pinned,
-        ranked,
         pinned_tokens,
         room: budget - pinned_tokens,
+        ranked,
+        early,
+        eligible: Vec::new(),
+        priority: Vec::new(),
+        sections,
     })
 }
 
-/// Numbers the documents of `survivors` (input positions) in order of first appearance, for the
-/// per-document cap.
-fn number_documents(chunks: &[Chunk], survivors: &[usize]) -> Vec<usize> {
+/// The selection items of `candidates.eligible`, in rank order.
+pub(super) fn selection_items(config: &PackerConfig, chunks: &[Chunk], candidates: &Candidates) -> Vec<SelectionItem> {
+    // Without a cap, documents matter to no strategy, so they are not even looked at.
+    let documents = config
+        .max_per_document
+        .map(|_| number_documents(chunks, &candidates.eligible));
+    candidates
+        .eligible
+        .iter()
+        .enumerate()
+        .map(|(s, &i)| SelectionItem {
+            tokens: candidates.checked[i].tokens,
+            score: candidates.scores[i],
+            document: documents.as_ref().map_or(0, |numbers| numbers[s]),
+        })
+        .collect()
+}
+
+/// Stages 6 and 7 for a pack of chunks, and the accounting.
+pub(super) fn plan(config: &PackerConfig, chunks: &[Chunk], candidates: Candidates) -> Result<Plan, PackerError> {
+    // Stage 6: selection among the eligible candidates, in rank order.
+    let items = selection_items(config, chunks, &candidates);
+    let selection = select(config.strategy, &items, candidates.room, config.max_per_document);
+    let selected: Vec<usize> = selection.chosen.iter().map(|&s| candidates.eligible[s]).collect();
+
+    // Stage 7: the order of the selection; pinned chunks stay first.
+    let ordered = order_selection(config, chunks, &candidates, &selected)?;
+    let tokens_used = candidates.pinned_tokens + ordered.iter().map(|&i| candidates.checked[i].tokens).sum::<usize>();
+    Ok(finish(
+        config,
+        chunks,
+        candidates,
+        &items,
+        selection,
+        ordered,
+        tokens_used,
+    ))
+}
+
+/// `selected` (input positions) in the configured order.
+pub(super) fn order_selection(
+    config: &PackerConfig,
+    chunks: &[Chunk],
+    candidates: &Candidates,
+    selected: &[usize],
+) -> Result<Vec<usize>, PackerError> {
+    let mut is_selected = vec![false; chunks.len()];
+    for &i in selected {
+        is_selected[i] = true;
+    }
+    let in_rank_order: Vec<usize> = candidates.ranked.iter().copied().filter(|&i| is_selected[i]).collect();
+    match (config.order, &config.custom_order) {
+        (PackOrder::Custom, Some(custom)) => arrange_custom(custom.as_ref(), chunks, in_rank_order),
+        (order, _) => Ok(arrange(order, in_rank_order, |&i| i)),
+    }
+}
+
+/// The plan of a finished selection: pinned chunks, then `ordered`; every other chunk with its
+/// reason.
+pub(super) fn finish(
+    config: &PackerConfig,
+    chunks: &[Chunk],
+    candidates: Candidates,
+    items: &[SelectionItem],
+    selection: Selection,
+    ordered: Vec<usize>,
+    tokens_used: usize,
+) -> Plan {
+    let dropped = drop_reasons(&Outcome {
+        chunks,
+        candidates: &candidates,
+        items,
+        selection: &selection,
+        cap: config.max_per_document,
+        relevance_floor: config.relevance_floor.unwrap_or(f64::NEG_INFINITY),
+    });
+    let mut notes: Vec<String> = selection.note.into_iter().collect();
+    if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
+        notes.push(format!("custom order: {}", custom.name()));
+    }
+    Plan {
+        packed: candidates.pinned.into_iter().chain(ordered).collect(),
+        dropped,
+        tokens_used,
+        budget: candidates.budget,
+        strategy: selection.strategy,
+        notes,
+    }
+}
+
+/// Numbers the documents of `positions` in order of first appearance, for the per-document cap.
+fn number_documents(chunks: &[Chunk], positions: &[usize]) -> Vec<usize> {
     let mut numbers: HashMap<&str, usize> = HashMap::new();
-    survivors
+    positions
         .iter()
         .map(|&i| {
             let next = numbers.len();
