@@ -187,6 +187,12 @@ pub enum PackerError {
         /// The budget.
         budget: usize,
     },
+    /// A chunk that must be rendered into the context carries no text (only a `content_ref`).
+    #[error("chunk {chunk_id} has no content to render into the context (the packer does not fetch content_ref)")]
+    MissingContent {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
     /// A custom order did not return a permutation of the chunks it was given.
     #[error("custom order {order}: {message}")]
     CustomOrder {

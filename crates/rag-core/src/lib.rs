@@ -34,7 +34,7 @@ pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Spa
 pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, PackOrder, PackedContext, SelectionStrategy,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, SelectionStrategy,
 };
 pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter};
 

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Chunk, ChunkId, DocumentId};
+use crate::{Chunk, ChunkId, DocumentId, Span};
 
 /// The order packed chunks are arranged in (pinned chunks always come first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -255,6 +255,47 @@ pub struct PackedContext {
     /// Remarks about the run a caller should know, e.g. a strategy fallback.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The rendered prompt context, when the packer rendered one; `tokens_used` is then its exact
+    /// token count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// How the context shows the packed chunks after the pinned ones, in order: each excerpt is a
+    /// run of chunks of one document whose spans overlap or touch, printed once. Empty when no
+    /// context was rendered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excerpts: Vec<Excerpt>,
+}
+
+/// A piece of the rendered context: packed chunks of one document shown as one text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Excerpt {
+    /// The chunks it shows, in document order.
+    pub chunk_ids: Vec<ChunkId>,
+    /// Their document.
+    pub document_id: DocumentId,
+    /// The byte range of the document it covers, when its chunks have spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    /// The titles of the headings enclosing its first chunk, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heading_path: Vec<String>,
+    /// Whether a breadcrumb line (the heading path) precedes it in the context.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub breadcrumb: bool,
+}
+
+impl Excerpt {
+    /// An excerpt of `chunk_ids` (document order) of `document_id`.
+    pub fn new(chunk_ids: Vec<ChunkId>, document_id: DocumentId) -> Self {
+        Self {
+            chunk_ids,
+            document_id,
+            span: None,
+            heading_path: Vec::new(),
+            breadcrumb: false,
+        }
+    }
 }
 
 impl PackedContext {
@@ -286,6 +327,8 @@ impl PackedContext {
             conflicts: Vec::new(),
             dropped: Vec::new(),
             notes: Vec::new(),
+            context: None,
+            excerpts: Vec::new(),
         }
     }
 
@@ -344,6 +387,8 @@ mod tests {
                 },
             ],
             notes: vec!["optimal fell back to knapsack".into()],
+            context: None,
+            excerpts: Vec::new(),
         }
     }
 

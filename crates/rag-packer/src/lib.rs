@@ -75,7 +75,7 @@ pub use order::{
 };
 pub use pipeline::{ContextPacker, PackerConfig};
 pub use rank::rank_order;
-pub use render::ContextConfig;
+pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adjacent};
 pub use repacker::{
     BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
 };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::{Chunk, PackOrder, PackedContext, RequestContext, SelectionStrategy, TenantId, TokenCounter};
-use rag_packer::{ContextConfig, ContextPacker, PackerConfig, RepackMode, RepackOutput, Repacker, bm25_scores};
+use rag_packer::{ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, search_terms};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -64,10 +64,29 @@ pub(crate) struct PackArgs {
     /// Separator between chunks in the context format.
     #[arg(long, default_value = "\n\n")]
     delimiter: String,
-    /// Template each chunk is rendered through in the context format: {content}, {id},
-    /// {source_uri}, {score}, {metadata.KEY}.
+    /// Template each chunk (or merged excerpt) is rendered through in the context format:
+    /// {content}, {id}, {source_uri}, {score}, {heading_path}, {metadata.KEY}.
     #[arg(long, default_value = "{content}", value_parser = parse_template)]
     template: String,
+    /// Heading-path lines (`A > B > C`) above excerpts that start a new section: auto shows them
+    /// unless the template has {heading_path}.
+    #[arg(long, value_enum, default_value_t = BreadcrumbsArg::Auto)]
+    breadcrumbs: BreadcrumbsArg,
+    /// Render overlapping or touching chunks of one document separately (their shared text twice)
+    /// instead of as one excerpt.
+    #[arg(long)]
+    no_merge: bool,
+    /// Pack heading chunks like any other chunk, and do not let a heading's score reach its
+    /// section (the seed's behaviour).
+    #[arg(long)]
+    no_sections: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BreadcrumbsArg {
+    Auto,
+    Always,
+    Never,
 }
 
 fn parse_template(value: &str) -> Result<String, String> {
@@ -157,16 +176,20 @@ pub(crate) fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)
         .with_conflicts(!args.no_conflicts)
         .with_max_per_document(max_per_document)
+        .with_section_aware(!args.no_sections)
+        .with_relevance_floor(scoring.floor)
         .with_token_counter(counter);
     let packer = ContextPacker::new(config)?;
     let ctx = RequestContext::local(tenant);
     let chunks_in = chunks.len();
-    let packed = pollster::block_on(packer.pack(&ctx, chunks, args.budget))?;
+    // Every format packs for the rendered context, so the chunks `--format json` lists are the
+    // ones `--format context` prints, and the budget holds for that text.
+    let packed = packer.pack_context(&ctx, chunks, args.budget, &context_format(&args)?)?;
 
     let rendered = match args.format {
-        PackFormat::Text => render_text(&args, &ctx, &scoring, chunks_in, &packed),
-        PackFormat::Json => render_json(&args, &ctx, &scoring, chunks_in, &packed)?,
-        PackFormat::Context => render_context(&args, packed.chunks)?,
+        PackFormat::Text => render_text(&args, &ctx, &scoring.description, chunks_in, &packed),
+        PackFormat::Json => render_json(&args, &ctx, &scoring.description, chunks_in, &packed)?,
+        PackFormat::Context => format!("{}\n", packed.context.as_deref().unwrap_or_default()),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(rendered.as_bytes()).context("writing to stdout")?;
@@ -174,20 +197,16 @@ pub(crate) fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The packed chunks, in order, through the template and joined by the delimiter.
-fn render_context(args: &PackArgs, chunks: Vec<Chunk>) -> anyhow::Result<String> {
-    let repacker = Repacker::builder()
-        .mode(RepackMode::Context)
-        .delimiter(args.delimiter.as_str())
-        .context(ContextConfig::new(args.template.as_str())?)
-        .build()?;
-    match repacker.repack(chunks)? {
-        RepackOutput::Context(mut context) => {
-            context.push('\n');
-            Ok(context)
-        }
-        other => anyhow::bail!("the repacker returned {other:?} instead of one context string"),
-    }
+/// How the context is rendered, from the flags.
+fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
+    let format = ContextFormat::new(ContextConfig::new(args.template.as_str())?)
+        .with_delimiter(args.delimiter.as_str())
+        .with_merge_adjacent(!args.no_merge);
+    Ok(match args.breadcrumbs {
+        BreadcrumbsArg::Auto => format,
+        BreadcrumbsArg::Always => format.with_breadcrumbs(true),
+        BreadcrumbsArg::Never => format.with_breadcrumbs(false),
+    })
 }
 
 /// Reads the JSONL input whole, then parses its lines in parallel: parsing dominates a large
@@ -224,23 +243,48 @@ fn read_input(path: &std::path::Path, tenant: &TenantId) -> anyhow::Result<Vec<C
     Ok(chunks)
 }
 
-/// Scores chunks that have none with BM25 against the query; says which scoring was used.
-fn score_missing(query: &str, chunks: &mut [Chunk]) -> String {
+/// How the chunks were scored, for the output, and the relevance floor that goes with it.
+struct Scoring {
+    description: String,
+    floor: Option<f64>,
+}
+
+/// Scores the chunks when none carries a score: BM25 over heading path and text against the query,
+/// with a floor of 0 so that a chunk holding no query term is never packed as filler.
+///
+/// Given scores and BM25 scores are on different scales, so they are never mixed: when some chunks
+/// carry a score and others do not, the given scores stand and a missing one counts as 0.0 (the
+/// seed's rule), and the output says so.
+fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
     let missing = chunks.iter().filter(|c| c.score.is_none()).count();
     if missing == 0 {
-        return "given (every chunk had a score)".to_owned();
+        return Scoring {
+            description: "given (every chunk had a score)".to_owned(),
+            floor: None,
+        };
     }
-    let texts: Vec<&str> = chunks.iter().map(|c| c.content().unwrap_or_default()).collect();
-    let scores = bm25_scores(query, &texts);
+    if missing < chunks.len() {
+        return Scoring {
+            description: format!(
+                "given; the {missing} of {} chunks without a score count as 0.0 (given and bm25 scores are never mixed)",
+                chunks.len()
+            ),
+            floor: None,
+        };
+    }
+    let scores = bm25_chunk_scores(query, chunks);
     for (chunk, score) in chunks.iter_mut().zip(scores) {
-        if chunk.score.is_none() {
-            chunk.score = Some(score);
-        }
+        chunk.score = Some(score);
     }
-    if missing == chunks.len() {
-        format!("bm25 against the query over {missing} chunks")
-    } else {
-        format!("given, and bm25 against the query for the {missing} chunks without a score")
+    let mut terms = search_terms(query);
+    terms.sort_unstable();
+    terms.dedup();
+    Scoring {
+        description: format!(
+            "bm25 against the query over heading path and text of {missing} chunks (terms: {}); chunks without a query term are not packed",
+            terms.join(", ")
+        ),
+        floor: Some(0.0),
     }
 }
 
@@ -313,6 +357,8 @@ fn render_json(
         "dropped_dedup": packed.dropped_dedup(),
         "dropped_budget": packed.dropped_budget(),
         "notes": packed.notes,
+        "context": packed.context,
+        "excerpts": packed.excerpts,
         "chunks": packed.chunks,
         "dropped": packed.dropped,
         "conflicts": packed.conflicts,

@@ -1,6 +1,7 @@
 //! The orchestrator: [`ContextPacker`] runs the stages in order and accounts for every chunk.
 
 mod config;
+mod context;
 mod drops;
 mod plan;
 
@@ -12,8 +13,10 @@ use rag_core::{
 use tracing::field::Empty;
 
 pub use self::config::PackerConfig;
+use self::context::plan_context;
 use self::plan::{Plan, candidates, plan};
 use crate::conflicts::detect_conflicts;
+use crate::render::ContextFormat;
 
 /// Packs retrieved chunks into a token budget: validate, pin, rank, dedup, select, order, annotate.
 ///
@@ -131,6 +134,55 @@ impl ContextPacker {
         })
     }
 
+    /// Packs `chunks` and renders them as the context of a prompt, within `budget` tokens of the
+    /// *rendered* text: template text, breadcrumb lines and delimiters count, and chunks of one
+    /// document whose spans overlap or touch are shown once, as one excerpt (see
+    /// [`ContextFormat`]). The result carries the text in [`PackedContext::context`], its exact
+    /// token count under the configured counter as `tokens_used`, and the excerpts in
+    /// [`PackedContext::excerpts`]; `chunks` lists the packed chunks in the order the context
+    /// shows them.
+    ///
+    /// ```
+    /// use rag_core::{Chunk, RequestContext, Span};
+    /// use rag_packer::{ContextFormat, ContextPacker};
+    ///
+    /// let text = "Streams end when the source is drained. Call end() to finish writing.";
+    /// let piece = |id: &str, start: usize, end: usize, score: f64| {
+    ///     let mut c = Chunk::with_content(id, "streams.md", "acme", &text[start..end]);
+    ///     c.span = Some(Span::new(start, end));
+    ///     c.score = Some(score);
+    ///     c.metadata.insert("heading_path".into(), serde_json::json!(["Streams", "Ending"]));
+    ///     c
+    /// };
+    /// let chunks = vec![piece("a", 0, 39, 0.9), piece("b", 17, 69, 0.8)];
+    /// let packed = ContextPacker::default().pack_context(&RequestContext::local("acme"), chunks, 100, &ContextFormat::default())?;
+    /// assert_eq!(packed.context.as_deref(), Some(format!("Streams > Ending\n{text}").as_str()));
+    /// assert_eq!(packed.excerpts.len(), 1, "the overlap is printed once");
+    /// # Ok::<(), rag_core::PackerError>(())
+    /// ```
+    pub fn pack_context(
+        &self,
+        ctx: &RequestContext,
+        chunks: Vec<Chunk>,
+        budget: i64,
+        format: &ContextFormat,
+    ) -> Result<PackedContext, PackerError> {
+        self.traced(ctx, chunks.len(), budget, || {
+            let (plan, text, excerpts) = plan_context(
+                &self.config,
+                format,
+                &chunks,
+                candidates(&self.config, ctx, &chunks, budget)?,
+            )?;
+            let (packed, dropped, plan) = plan.hand_over(chunks);
+            let conflicts = self.conflicts(&packed);
+            let mut result = self.assemble(packed, dropped, conflicts, plan);
+            result.context = Some(text);
+            result.excerpts = excerpts;
+            Ok(result)
+        })
+    }
+
     /// Runs `pack` inside the `rag.pack` span and records its outcome there.
     fn traced(
         &self,
@@ -242,5 +294,7 @@ fn saturating_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+#[cfg(test)]
+mod context_tests;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,163 @@
-//! Rendering packed chunks as prompt text.
+//! Rendering packed chunks as the text of a prompt: templates, breadcrumbs, merged excerpts.
+//!
+//! The layout of a rendered context: the pinned chunks, each through the template, then one part
+//! per excerpt (a run of adjacent chunks of one document, see [`merge_adjacent`]), each preceded by
+//! a breadcrumb line (its heading path, `A > B > C`) when it starts a run of excerpts from another
+//! section than the one before; parts joined by the delimiter.
 
+mod excerpt;
 mod template;
 
-pub use template::ContextConfig;
-pub(crate) use template::content_of;
+use rag_core::{Chunk, ChunkId, Excerpt, RepackError};
+
+pub use self::excerpt::{MergedRun, merge_adjacent};
+pub(crate) use self::template::content_of;
+pub use self::template::{ContextConfig, breadcrumb};
+
+/// How [`ContextPacker::pack_context`](crate::ContextPacker::pack_context) renders a context.
+///
+/// ```
+/// use rag_packer::{ContextConfig, ContextFormat};
+///
+/// let plain = ContextFormat::default();
+/// assert!(plain.breadcrumbs && plain.merge_adjacent);
+/// // A template that shows the heading path itself needs no breadcrumb line.
+/// let tagged = ContextFormat::new(ContextConfig::new("<doc path=\"{heading_path}\">{content}</doc>")?)
+///     .with_delimiter("\n");
+/// assert!(!tagged.breadcrumbs);
+/// # Ok::<(), rag_core::RepackError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ContextFormat {
+    /// How each pinned chunk and each excerpt is rendered (default `{content}`).
+    pub template: ContextConfig,
+    /// What joins the rendered parts (default a blank line, `"\n\n"`).
+    pub delimiter: String,
+    /// Whether an excerpt that starts a new section is preceded by its heading path on a line of
+    /// its own (default: unless the template shows `{heading_path}` itself).
+    pub breadcrumbs: bool,
+    /// Whether packed chunks of one document whose spans overlap or touch are shown as one
+    /// excerpt, their shared text printed and counted once (default on).
+    pub merge_adjacent: bool,
+}
+
+impl Default for ContextFormat {
+    fn default() -> Self {
+        Self::new(ContextConfig::content_only())
+    }
+}
+
+impl ContextFormat {
+    /// `template`, a blank line between parts, merged excerpts, and breadcrumb lines unless the
+    /// template shows the heading path itself.
+    pub fn new(template: ContextConfig) -> Self {
+        Self {
+            breadcrumbs: !template.shows_heading_path(),
+            template,
+            delimiter: "\n\n".to_owned(),
+            merge_adjacent: true,
+        }
+    }
+
+    /// Sets the delimiter.
+    #[must_use]
+    pub fn with_delimiter(mut self, delimiter: impl Into<String>) -> Self {
+        self.delimiter = delimiter.into();
+        self
+    }
+
+    /// Turns breadcrumb lines on or off.
+    #[must_use]
+    pub fn with_breadcrumbs(mut self, breadcrumbs: bool) -> Self {
+        self.breadcrumbs = breadcrumbs;
+        self
+    }
+
+    /// Turns the merging of adjacent chunks on or off.
+    #[must_use]
+    pub fn with_merge_adjacent(mut self, merge: bool) -> Self {
+        self.merge_adjacent = merge;
+        self
+    }
+
+    /// The breadcrumb line of `chunk`'s heading path, with its line break, or `None` when
+    /// breadcrumbs are off or the chunk has no heading path.
+    pub(crate) fn breadcrumb_line(&self, chunk: &Chunk) -> Option<String> {
+        let path = chunk.heading_path();
+        (self.breadcrumbs && !path.is_empty()).then(|| format!("{}\n", breadcrumb(&path)))
+    }
+
+    /// The rendered context: `pinned` chunks, then `runs` (members as positions in `chunks`), with
+    /// the excerpts that describe the runs.
+    pub(crate) fn render(
+        &self,
+        chunks: &[Chunk],
+        pinned: &[usize],
+        runs: &[MergedRun],
+    ) -> Result<(String, Vec<Excerpt>), RepackError> {
+        let mut parts: Vec<String> = Vec::with_capacity(pinned.len() + runs.len());
+        for &p in pinned {
+            parts.push(self.template.render(&chunks[p])?);
+        }
+        let mut excerpts = Vec::with_capacity(runs.len());
+        let mut previous_section: Option<(&str, Vec<&str>)> = None;
+        for run in runs {
+            let first = &chunks[run.members[0]];
+            let shown = excerpt_view(chunks, run)?;
+            let section = (first.document_id.as_str(), first.heading_path());
+            let breadcrumb = match self.breadcrumb_line(first) {
+                Some(line) if previous_section.as_ref() != Some(&section) => Some(line),
+                _ => None,
+            };
+            let body = self.template.render(&shown)?;
+            parts.push(match &breadcrumb {
+                Some(line) => format!("{line}{body}"),
+                None => body,
+            });
+            let mut excerpt = Excerpt::new(
+                run.members.iter().map(|&m| chunks[m].id.clone()).collect(),
+                first.document_id.clone(),
+            );
+            excerpt.span = run.span;
+            excerpt.heading_path = section.1.iter().map(|t| (*t).to_owned()).collect();
+            excerpt.breadcrumb = breadcrumb.is_some();
+            excerpts.push(excerpt);
+            previous_section = Some(section);
+        }
+        Ok((parts.join(&self.delimiter), excerpts))
+    }
+}
+
+/// The chunk a template renders for a run: its first chunk with the run's text as content, the
+/// members' ids joined by `+`, and their best score.
+fn excerpt_view(chunks: &[Chunk], run: &MergedRun) -> Result<Chunk, RepackError> {
+    let first = &chunks[run.members[0]];
+    if run.members.len() == 1 {
+        return Ok(first.clone());
+    }
+    let text = match &run.text {
+        Some(text) => text.clone(),
+        None => content_of(first)?.to_owned(),
+    };
+    let mut view = first.clone();
+    view.id = ChunkId::new(
+        run.members
+            .iter()
+            .map(|&m| chunks[m].id.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+    );
+    view.score = run
+        .members
+        .iter()
+        .filter_map(|&m| chunks[m].score)
+        .fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| b.max(s))));
+    view.span = run.span;
+    // A run always has content: only chunks with content are merged.
+    view.set_body(Some(text), None)
+        .map_err(|_| RepackError::MissingContent {
+            chunk_id: first.id.clone(),
+        })?;
+    Ok(view)
+}

@@ -14,15 +14,17 @@ enum Segment {
     Id,
     SourceUri,
     Score,
+    HeadingPath,
     Metadata(String),
 }
 
 /// Renders each chunk through a template before the chunks are joined.
 ///
-/// Placeholders: `{content}`, `{id}`, `{source_uri}`, `{score}`, `{metadata.KEY}`; `{{` and `}}` are
-/// literal braces. A missing source, score or metadata key renders as nothing; a metadata value
-/// that is not a string renders as JSON. An unknown placeholder is an error when the template is
-/// parsed, not when it is used.
+/// Placeholders: `{content}`, `{id}`, `{source_uri}`, `{score}`, `{heading_path}` (the titles of
+/// the enclosing headings as one readable line, `Guide > Setup > Linux`), `{metadata.KEY}`; `{{`
+/// and `}}` are literal braces. A missing source, score, heading path or metadata key renders as
+/// nothing; a metadata value that is not a string renders as JSON. An unknown placeholder is an
+/// error when the template is parsed, not when it is used.
 ///
 /// ```
 /// use rag_core::Chunk;
@@ -43,6 +45,14 @@ pub struct ContextConfig {
 }
 
 impl ContextConfig {
+    /// The template `{content}`: each chunk's text as it is.
+    pub fn content_only() -> Self {
+        Self {
+            template: "{content}".to_owned(),
+            segments: vec![Segment::Content],
+        }
+    }
+
     /// Parses `template`.
     pub fn new(template: impl Into<String>) -> Result<Self, RepackError> {
         let template = template.into();
@@ -78,12 +88,13 @@ impl ContextConfig {
                         "id" => Segment::Id,
                         "source_uri" => Segment::SourceUri,
                         "score" => Segment::Score,
+                        "heading_path" => Segment::HeadingPath,
                         other => match other.strip_prefix("metadata.") {
                             Some(key) if !key.is_empty() => Segment::Metadata(key.to_owned()),
                             _ => {
                                 return Err(error(format!(
                                     "unknown placeholder {{{other}}}; known: {{content}}, {{id}}, \
-                                     {{source_uri}}, {{score}}, {{metadata.KEY}}"
+                                     {{source_uri}}, {{score}}, {{heading_path}}, {{metadata.KEY}}"
                                 )));
                             }
                         },
@@ -107,6 +118,17 @@ impl ContextConfig {
         &self.template
     }
 
+    /// Whether the template shows the heading path itself (`{heading_path}`), so that no separate
+    /// breadcrumb line is needed.
+    pub fn shows_heading_path(&self) -> bool {
+        self.segments.contains(&Segment::HeadingPath)
+    }
+
+    /// Whether the template is `{content}` alone: rendering adds nothing around the text.
+    pub(crate) fn is_content_only(&self) -> bool {
+        self.segments == [Segment::Content]
+    }
+
     /// `chunk` rendered through the template; `{content}` of a chunk without content is an error.
     pub fn render(&self, chunk: &Chunk) -> Result<String, RepackError> {
         let mut out = String::new();
@@ -121,6 +143,7 @@ impl ContextConfig {
                         out.push_str(&score.to_string());
                     }
                 }
+                Segment::HeadingPath => out.push_str(&breadcrumb(&chunk.heading_path())),
                 Segment::Metadata(key) => match chunk.metadata.get(key) {
                     Some(Value::String(s)) => out.push_str(s),
                     Some(other) => out.push_str(&other.to_string()),
@@ -136,4 +159,27 @@ pub(crate) fn content_of(chunk: &Chunk) -> Result<&str, RepackError> {
     chunk.content().ok_or_else(|| RepackError::MissingContent {
         chunk_id: chunk.id.clone(),
     })
+}
+
+/// A heading path as one readable line: the titles joined by `" > "` (`Guide > Setup > Linux`).
+/// Line breaks inside a title become spaces, so the breadcrumb stays one line.
+///
+/// ```
+/// assert_eq!(rag_packer::breadcrumb(&["File system", "Promises API", "filehandle.readLines()"]),
+///     "File system > Promises API > filehandle.readLines()");
+/// ```
+pub fn breadcrumb(titles: &[&str]) -> String {
+    let mut line = String::new();
+    for (k, title) in titles.iter().enumerate() {
+        if k > 0 {
+            line.push_str(" > ");
+        }
+        line.extend(
+            title
+                .trim()
+                .chars()
+                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+        );
+    }
+    line
 }
