@@ -2,6 +2,10 @@
 //!
 //! The rules are deliberately simple and literal, so a reader can predict them:
 //!
+//! - Only **prose** makes claims. Before anything is compared, a chunk's text loses what is not
+//!   prose: fenced code blocks, inline code spans, HTML comments and tags, URLs and link targets,
+//!   and version strings (`v18.11.0`, `1.31.2`, any number right after a `v`). A number in an
+//!   example or a release note is not a statement about the world.
 //! - A **quantity claim** is a number in a sentence together with the (up to) three words right
 //!   before it in the same sentence and the word right after it (its unit; `%` counts as a word).
 //!   At least two preceding words are required, and a number interrupts them, so "is 30 days" at a
@@ -17,9 +21,12 @@
 //!
 //! Annotations come in order of the first chunk involved, chunk ids in packed order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::LazyLock;
 
 use rag_core::{Chunk, ChunkId, ConflictAnnotation, ConflictKind, TrustLevel};
+use regex::Regex;
 
 /// The shortest sentence, in words, that can count as a claim repeated across trust levels.
 pub const MIN_REPEATED_SENTENCE_WORDS: usize = 5;
@@ -45,7 +52,7 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
     let mut sentences = Groups::default();
     for (position, chunk) in packed.iter().enumerate() {
         let Some(content) = chunk.content() else { continue };
-        for sentence in sentences_of(content) {
+        for sentence in sentences_of(&prose_of(content)) {
             for claim in claims_of(&sentence) {
                 let group = quantities.entry(claim.key, position, chunk);
                 if !group.values.iter().any(|(v, _)| *v == claim.value) {
@@ -194,53 +201,72 @@ struct Claim {
     text: String,
 }
 
+/// Compiles one of the module's fixed patterns.
+fn pattern(source: &str) -> Regex {
+    Regex::new(source).unwrap_or_else(|err| unreachable!("the pattern {source:?} is valid: {err}"))
+}
+
+/// What is not prose, in the order it is removed: fenced code blocks (to their closing fence or
+/// the end of the text), HTML comments, inline code, HTML tags, link targets and URLs, version
+/// strings. Each match becomes a line break, which also ends the sentence it interrupts.
+static NOT_PROSE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?ms)^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\z)",
+        r"(?ms)^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\z)",
+        r"(?s)<!--.*?(-->|\z)",
+        r"`[^`\n]*`",
+        r"</?[A-Za-z][^<>\n]*>",
+        r"\]\([^)\n]*\)|\b[a-z][a-z0-9+.-]*://\S+",
+        r"\b[vV]\d+(\.\d+)*\b|\b\d+(\.\d+){2,}\b",
+    ]
+    .into_iter()
+    .map(pattern)
+    .collect()
+});
+
+/// A token of a sentence: a word (letters, then letters or digits), a number (digits, with `.`
+/// or `,` between digits), or `%`.
+static TOKEN: LazyLock<Regex> = LazyLock::new(|| pattern(r"[\p{Alphabetic}\p{N}]+(?:[.,]\d+)*|%"));
+
+/// Where a sentence ends: `;`, a line break, or `.`, `!`, `?` before white space or the end.
+static SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| pattern(r"[;\n]|[.!?](?:\s|\z)"));
+
+/// `text` with everything that is not prose replaced by line breaks (see [`NOT_PROSE`]).
+fn prose_of(text: &str) -> Cow<'_, str> {
+    let mut prose = Cow::Borrowed(text);
+    for not_prose in NOT_PROSE.iter() {
+        if let Cow::Owned(replaced) = not_prose.replace_all(&prose, "\n") {
+            prose = Cow::Owned(replaced);
+        }
+    }
+    prose
+}
+
 /// The sentences of `text`, each as its tokens.
 fn sentences_of(text: &str) -> Vec<Vec<Token>> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut sentences = Vec::new();
-    let mut current = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_alphanumeric() {
-            let start = i;
-            let mut numeric = c.is_ascii_digit();
-            i += 1;
-            loop {
-                match chars.get(i) {
-                    Some(&next) if next.is_alphanumeric() => {
-                        numeric &= next.is_ascii_digit();
-                        i += 1;
-                    }
-                    // A separator between digits belongs to the number: 3.5, 1,000.
-                    Some('.' | ',') if numeric && chars.get(i + 1).is_some_and(char::is_ascii_digit) => i += 1,
-                    _ => break,
-                }
-            }
-            let raw: String = chars[start..i].iter().collect();
-            current.push(match numeric.then(|| raw.replace(',', "").parse::<f64>()) {
-                Some(Ok(value)) => Token::Number { value, text: raw },
-                _ => Token::Word(raw.to_lowercase()),
-            });
-            continue;
-        }
-        let ends_sentence = match c {
-            ';' | '\n' => true,
-            '.' | '!' | '?' => chars.get(i + 1).is_none_or(|next| next.is_whitespace()),
-            _ => false,
-        };
-        if c == '%' {
-            current.push(Token::Word("%".to_owned()));
-        }
-        if ends_sentence && !current.is_empty() {
-            sentences.push(std::mem::take(&mut current));
-        }
-        i += 1;
+    SENTENCE_END
+        .split(text)
+        .map(|sentence| {
+            TOKEN
+                .find_iter(sentence)
+                .map(|m| token(m.as_str()))
+                .collect::<Vec<Token>>()
+        })
+        .filter(|tokens| !tokens.is_empty())
+        .collect()
+}
+
+/// A matched token as a word or a number: digits (with their separators) are a number, anything
+/// with a letter is a word.
+fn token(raw: &str) -> Token {
+    let numeric = raw.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',');
+    match numeric.then(|| raw.replace(',', "").parse::<f64>()) {
+        Some(Ok(value)) => Token::Number {
+            value,
+            text: raw.to_owned(),
+        },
+        _ => Token::Word(raw.to_lowercase()),
     }
-    if !current.is_empty() {
-        sentences.push(current);
-    }
-    sentences
 }
 
 /// The quantity claims of one sentence.
@@ -392,6 +418,44 @@ mod tests {
             chunk("d", "Click here.", TrustLevel::Trusted),
         ];
         assert_eq!(detect_conflicts(&same), []);
+    }
+
+    #[test]
+    fn code_comments_links_and_versions_make_no_claims() {
+        let packed = [
+            chunk(
+                "a",
+                "<!-- YAML\nadded: v0.5.8\n-->\n\nThe default port is `8080` here.\n\n```js\nconst max size is 64 * 1024;\n```\nSee [the docs](https://x.org/v2/limit is 5 MB).",
+                TrustLevel::Trusted,
+            ),
+            chunk(
+                "b",
+                "<!-- YAML\nadded: v1.31.0\n-->\n\nThe default port is `3000` there.\n\n```js\nconst max size is 128 * 1024;\n```\nRequires Node.js 18.11.0 or later, and the maximum size is 12 MB.",
+                TrustLevel::Trusted,
+            ),
+        ];
+        assert_eq!(detect_conflicts(&packed), []);
+        assert_eq!(prose_of("Use `x = 3` in v2.1.0 now.").as_ref(), "Use \n in \n now.");
+        // Prose around the code still counts.
+        let prose = [
+            chunk(
+                "a",
+                "```\ncode\n```\nThe refund window is 30 days.",
+                TrustLevel::Trusted,
+            ),
+            chunk("b", "The refund window is 14 days.", TrustLevel::Trusted),
+        ];
+        assert_eq!(detect_conflicts(&prose).len(), 1);
+    }
+
+    #[test]
+    fn an_unclosed_fence_or_comment_hides_the_rest_of_the_chunk() {
+        let packed = [
+            chunk("a", "Intro.\n```\nthe refund window is 30 days", TrustLevel::Trusted),
+            chunk("b", "<!-- the refund window is 90 days", TrustLevel::Untrusted),
+            chunk("c", "The refund window is 14 days.", TrustLevel::Trusted),
+        ];
+        assert_eq!(detect_conflicts(&packed), []);
     }
 
     #[test]

@@ -43,6 +43,67 @@ pub struct OptimalTooLarge {
     pub limit: usize,
 }
 
+/// What `knapsack` and `optimal` maximise (`greedy` takes the rank order and maximises nothing).
+///
+/// The seed's objective, the sum of the packed chunks' scores, rewards splitting: ten fragments
+/// scoring 0.5 beat the one passage scoring 0.9 that answers the question, so a budget fills with
+/// headings and list items. [`RelevantTokens`](Self::RelevantTokens) values a chunk by how much
+/// relevant text it brings instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Objective {
+    /// [`RelevantTokens`](Self::RelevantTokens) when the candidates are sections of documents
+    /// (they carry the heading-aware chunker's metadata and section-aware packing is on), the
+    /// seed's [`ScoreSum`](Self::ScoreSum) otherwise, so any other retriever's chunks are packed
+    /// exactly as the seed specifies.
+    #[default]
+    Auto,
+    /// The sum of the packed chunks' scores (the seed's knapsack problem).
+    ScoreSum,
+    /// The sum over packed chunks of [`relevant_tokens`]: tokens weighted by the cube of the
+    /// score. Per token, a chunk is worth its score cubed, so the best-ranked text is packed first
+    /// (the cube keeps a slightly weaker but longer chunk from displacing the best one), and a
+    /// fragment is worth no more than its share of a passage.
+    RelevantTokens,
+}
+
+/// A chunk's value under [`Objective::RelevantTokens`]: `score³ × tokens` (the sign of the score
+/// kept, so a negative score is still a loss).
+///
+/// ```
+/// use rag_packer::relevant_tokens;
+///
+/// assert_eq!(relevant_tokens(1.0, 400), 400.0);
+/// assert_eq!(relevant_tokens(0.5, 400), 50.0);
+/// // Two chunks of 0.9 filling the room the best chunk would take are worth less than it.
+/// assert!(2.0 * relevant_tokens(0.9, 200) < relevant_tokens(1.0, 400));
+/// ```
+pub fn relevant_tokens(score: f64, tokens: usize) -> f64 {
+    score.powi(3) * tokens as f64
+}
+
+/// The items' scores replaced by their values under `objective`, for the strategies that maximise
+/// a value; `sections` says whether the candidates are sections of documents (for
+/// [`Objective::Auto`]).
+pub(crate) fn valued(objective: Objective, sections: bool, items: &[SelectionItem]) -> Vec<SelectionItem> {
+    let relevant_tokens_wanted = match objective {
+        Objective::RelevantTokens => true,
+        Objective::Auto => sections,
+        Objective::ScoreSum => false,
+    };
+    items
+        .iter()
+        .map(|item| SelectionItem {
+            score: if relevant_tokens_wanted {
+                relevant_tokens(item.score, item.tokens)
+            } else {
+                item.score
+            },
+            ..*item
+        })
+        .collect()
+}
+
 /// What stage 6 chose: indices into the items, ascending, and the strategy that actually ran.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Selection {

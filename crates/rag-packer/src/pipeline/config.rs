@@ -8,6 +8,7 @@ use rag_core::{PackOrder, PackerError, SelectionStrategy, TokenCounter};
 
 use crate::dedup::check_near_config;
 use crate::order::Order;
+use crate::select::Objective;
 
 /// How a [`ContextPacker`](crate::ContextPacker) packs.
 ///
@@ -32,6 +33,8 @@ pub struct PackerConfig {
     pub order: PackOrder,
     /// How candidates are chosen to fill the budget.
     pub strategy: SelectionStrategy,
+    /// What `knapsack` and `optimal` maximise (default [`Objective::Auto`]).
+    pub objective: Objective,
     /// Near-duplicate dedup: drop a candidate whose shingle Jaccard similarity with a pinned or
     /// kept chunk reaches this, in `(0, 1]`. `None` turns near dedup off (exact dedup always runs).
     pub jaccard_threshold: Option<f64>,
@@ -64,6 +67,7 @@ impl Default for PackerConfig {
         Self {
             order: PackOrder::default(),
             strategy: SelectionStrategy::default(),
+            objective: Objective::default(),
             jaccard_threshold: None,
             shingle_size: 5,
             detect_conflicts: true,
@@ -88,6 +92,13 @@ impl PackerConfig {
     #[must_use]
     pub fn with_strategy(mut self, strategy: SelectionStrategy) -> Self {
         self.strategy = strategy;
+        self
+    }
+
+    /// Sets what `knapsack` and `optimal` maximise.
+    #[must_use]
+    pub fn with_objective(mut self, objective: Objective) -> Self {
+        self.objective = objective;
         self
     }
 
@@ -198,6 +209,7 @@ impl fmt::Debug for PackerConfig {
         f.debug_struct("PackerConfig")
             .field("order", &self.order)
             .field("strategy", &self.strategy)
+            .field("objective", &self.objective)
             .field("jaccard_threshold", &self.jaccard_threshold)
             .field("shingle_size", &self.shingle_size)
             .field("detect_conflicts", &self.detect_conflicts)

@@ -16,7 +16,7 @@ use super::PackerConfig;
 use super::plan::{Candidates, Plan, finish, selection_items};
 use crate::order::{arrange, arrange_custom};
 use crate::render::{ContextFormat, MergedRun, merge_adjacent};
-use crate::select::{Selection, select};
+use crate::select::{Selection, select, valued};
 
 /// Rounds of select, render, count before the fallback trims the selection.
 const MAX_ROUNDS: usize = 6;
@@ -61,6 +61,7 @@ pub(super) fn plan_context(
     for (item, estimate) in items.iter_mut().zip(estimates) {
         item.tokens = estimate;
     }
+    let values = valued(config.objective, candidates.sections.is_some(), &items);
 
     let render = |chosen: Vec<usize>| -> Result<Rendered, PackerError> {
         let selected: Vec<usize> = chosen.iter().map(|&s| candidates.eligible[s]).collect();
@@ -83,7 +84,7 @@ pub(super) fn plan_context(
     let mut strategy = config.strategy;
     let mut note = None;
     for _ in 0..MAX_ROUNDS {
-        let selection = select(config.strategy, &items, room, config.max_per_document);
+        let selection = select(config.strategy, &values, room, config.max_per_document);
         if last.as_ref().is_some_and(|l| l.chosen == selection.chosen) {
             break;
         }

@@ -15,7 +15,7 @@ use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
 use crate::order::{arrange, arrange_custom};
 use crate::rank::rank_by;
 use crate::sections::{Sections, has_sections, lift_to_headings};
-use crate::select::{Selection, SelectionItem, select};
+use crate::select::{Selection, SelectionItem, select, valued};
 use crate::validate::{Checked, validate_budget, validate_chunks};
 
 /// Where every chunk goes, by input position.
@@ -205,7 +205,12 @@ pub(super) fn selection_items(config: &PackerConfig, chunks: &[Chunk], candidate
 pub(super) fn plan(config: &PackerConfig, chunks: &[Chunk], candidates: Candidates) -> Result<Plan, PackerError> {
     // Stage 6: selection among the eligible candidates, in rank order.
     let items = selection_items(config, chunks, &candidates);
-    let selection = select(config.strategy, &items, candidates.room, config.max_per_document);
+    let selection = select(
+        config.strategy,
+        &valued(config.objective, candidates.sections.is_some(), &items),
+        candidates.room,
+        config.max_per_document,
+    );
     let selected: Vec<usize> = selection.chosen.iter().map(|&s| candidates.eligible[s]).collect();
 
     // Stage 7: the order of the selection; pinned chunks stay first.
