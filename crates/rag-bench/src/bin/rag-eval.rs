@@ -78,6 +78,8 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
         }
     }
+    // `ragctl chunk` runs in the corpus directory, so a relative path must not be taken from there.
+    args.ragctl = std::path::absolute(&args.ragctl).map_err(|e| format!("--ragctl {}: {e}", args.ragctl.display()))?;
     if args.corpora.is_empty() {
         args.corpora = corpus_dirs(Path::new("eval/corpus"))?;
     }
