@@ -11,7 +11,7 @@
 //! than once, `"occurrence": N` (1-based) says which one is meant; otherwise the question is
 //! refused, because a span that could be any of several places is not a gold span.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Component, Path};
 
@@ -65,12 +65,26 @@ pub struct Question {
 /// Why a question of a question file was refused. Every variant names the file and line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QuestionError {
-    /// The question file or a document could not be read.
+    /// The question file could not be read.
     #[error("{path}: cannot read: {message}")]
     Unreadable {
         /// The file that could not be read.
         path: String,
         /// The I/O error.
+        message: String,
+    },
+    /// The document a question names could not be read.
+    #[error("{path}:{line}: question {id}: cannot read {file}: {message}")]
+    DocumentUnreadable {
+        /// The question file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// The question's id.
+        id: String,
+        /// The document, as the question names it.
+        file: String,
+        /// Why it could not be read.
         message: String,
     },
     /// A line is not a JSON object.
@@ -369,47 +383,42 @@ pub fn parse_questions(
 ) -> Result<Vec<Question>, Vec<QuestionError>> {
     let mut errors = Vec::new();
     let mut entries = Vec::new();
-    let mut seen: Vec<(String, usize)> = Vec::new();
-    let mut ids = HashSet::new();
+    let mut first_lines: HashMap<String, usize> = HashMap::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match parse_entry(path, index + 1, line) {
-            Ok(entry) => {
-                if !ids.insert(entry.id.clone()) {
-                    let first_line = seen.iter().find(|(id, _)| *id == entry.id).map_or(0, |(_, l)| *l);
-                    errors.push(QuestionError::DuplicateId {
-                        path: path.to_owned(),
-                        line: entry.line,
-                        id: entry.id,
-                        first_line,
-                    });
-                    continue;
+            Ok(entry) => match first_lines.get(&entry.id) {
+                Some(&first_line) => errors.push(QuestionError::DuplicateId {
+                    path: path.to_owned(),
+                    line: entry.line,
+                    id: entry.id,
+                    first_line,
+                }),
+                None => {
+                    first_lines.insert(entry.id.clone(), entry.line);
+                    entries.push(entry);
                 }
-                seen.push((entry.id.clone(), entry.line));
-                entries.push(entry);
-            }
+            },
             Err(err) => errors.push(err),
         }
     }
 
-    let mut documents: Vec<(String, Result<String, String>)> = Vec::new();
+    let mut documents: HashMap<String, Result<String, String>> = HashMap::new();
     let mut questions = Vec::with_capacity(entries.len());
     for entry in entries {
-        let document = match documents.iter().position(|(file, _)| *file == entry.file) {
-            Some(at) => &documents[at].1,
-            None => {
-                let read = read_document(&entry.file);
-                documents.push((entry.file.clone(), read));
-                &documents[documents.len() - 1].1
-            }
-        };
+        let document = documents
+            .entry(entry.file.clone())
+            .or_insert_with(|| read_document(&entry.file));
         let document = match document {
             Ok(text) => text,
             Err(message) => {
-                errors.push(QuestionError::Unreadable {
-                    path: format!("{path}:{}: {}", entry.line, entry.file),
+                errors.push(QuestionError::DocumentUnreadable {
+                    path: path.to_owned(),
+                    line: entry.line,
+                    id: entry.id,
+                    file: entry.file,
                     message: message.clone(),
                 });
                 continue;
@@ -445,7 +454,8 @@ pub fn load_questions(questions: &Path, docs: &Path) -> Result<Vec<Question>, Ve
         }]
     })?;
     parse_questions(&text, &path, |file| {
-        std::fs::read_to_string(docs.join(file)).map_err(|err| format!("{}: {err}", docs.join(file).display()))
+        std::fs::read_to_string(docs.join(file))
+            .map_err(|err| format!("{err} (looked for {})", docs.join(file).display()))
     })
 }
 
@@ -553,7 +563,7 @@ mod tests {
                 "q.jsonl:7: question q4: origin \"copied\" is neither \"handwritten\" nor \"derived\"",
                 "q.jsonl:8: question q5: the answer has 1 words and 8 bytes; a gold answer is a sentence or short paragraph (at least 4 words, at most 1200 bytes)",
                 "q.jsonl:9: question q6: file \"../stream.md\" must be a relative path inside the corpus",
-                "q.jsonl:10: missing.md: cannot read: no such file missing.md",
+                "q.jsonl:10: question q7: cannot read missing.md: no such file missing.md",
             ]
         );
     }
