@@ -145,10 +145,11 @@ struct Settings {
 
 /// The output of one file, made by a worker and written in input order by the main thread.
 enum Rendered {
-    /// The file's output, rendered in memory by a worker, for the writer to copy.
-    Bytes(Vec<u8>),
-    /// A large file, left to the writer, which chunks it when its turn comes and streams each chunk
-    /// straight to stdout: its output never sits in memory.
+    /// The file's output, rendered by a worker into a spool (its first [`SPOOLED_IN_MEMORY`]
+    /// bytes in memory, the rest in a temporary file), for the writer to copy.
+    Spooled(Spool),
+    /// A large file, left to the writer, which chunks it when its turn comes into a spool of
+    /// its own, so that only one large input is in memory at a time.
     Deferred(Input),
 }
 
@@ -158,7 +159,16 @@ const STREAM_FILES_OVER: u64 = 8 << 20;
 /// Input bytes of the files being chunked or waiting to be written, whatever the number of
 /// threads: memory follows the bytes in flight, not the files, so it must not grow with the cores.
 /// (A file larger than this is chunked alone.)
-const IN_FLIGHT_BYTES: u64 = 32 << 20;
+const IN_FLIGHT_BYTES: u64 = 16 << 20;
+
+/// Files claimed ahead of the writer, whatever the number of threads.
+const FILES_AHEAD: usize = 64;
+
+/// Output of one file held in memory while it waits for its turn; the rest goes to a temporary
+/// file. A file's JSONL is often ten times its size: held whole, the output of the files in
+/// flight, not their input, would set the peak (and each worker's allocator arena keeps its own
+/// high-water mark, so the peak would grow with the threads).
+const SPOOLED_IN_MEMORY: usize = 1 << 20;
 
 /// Why a file produced no (complete) output.
 enum Failure {
@@ -252,14 +262,14 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         &costs,
         crate::ordered::Limits {
             threads,
-            window: threads * 4,
+            window: FILES_AHEAD,
             budget: IN_FLIGHT_BYTES,
         },
         |input| chunk_input(input, &settings),
         |result| -> anyhow::Result<()> {
             let result = match result {
-                Ok(Rendered::Bytes(bytes)) => out
-                    .write_all(&bytes)
+                Ok(Rendered::Spooled(spool)) => spool
+                    .copy_to(&mut out)
                     .context("writing to stdout")
                     .map_err(Failure::Output),
                 Ok(Rendered::Deferred(input)) => chunk_deferred(&input, &settings, &mut out),
@@ -348,7 +358,7 @@ fn progress_bar(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool
 /// file) and reaches stdout only once the whole file is chunked, so a file that fails half-way
 /// leaves nothing behind.
 fn chunk_deferred(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut spool = Spool::new();
+    let mut spool = Spool::new(Spool::MEMORY);
     chunk_traced(input, settings, &mut spool)?;
     spool.copy_to(out).context("writing to stdout").map_err(Failure::Output)
 }
@@ -360,9 +370,9 @@ fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
     {
         return Ok(Rendered::Deferred(input.clone()));
     }
-    let mut bytes = Vec::new();
-    match chunk_traced(input, settings, &mut bytes) {
-        Ok(()) => Ok(Rendered::Bytes(bytes)),
+    let mut spool = Spool::new(SPOOLED_IN_MEMORY);
+    match chunk_traced(input, settings, &mut spool) {
+        Ok(()) => Ok(Rendered::Spooled(spool)),
         Err(Failure::File(err) | Failure::Output(err)) => Err(err),
     }
 }

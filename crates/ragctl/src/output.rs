@@ -43,16 +43,18 @@ pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// Output held back until it is known to be complete: in memory up to [`Spool::MEMORY`], then in
-/// a temporary file, so holding a large file's chunks costs disk, not memory. Dropping it
+/// Output held back until it is complete or its turn comes: in memory up to a limit, then in a
+/// temporary file, so holding a file's chunks costs disk (the page cache), not memory. Dropping it
 /// discards everything.
 pub(crate) struct Spool {
     memory: Vec<u8>,
+    memory_limit: usize,
     file: Option<SpoolFile>,
 }
 
 struct SpoolFile {
-    file: File,
+    /// Buffered: the chunks come in many small writes.
+    file: io::BufWriter<File>,
     /// Still to remove at drop where the file could not be removed while open.
     path: Option<PathBuf>,
 }
@@ -66,12 +68,14 @@ impl Drop for SpoolFile {
 }
 
 impl Spool {
-    /// Output kept in memory before the spool moves to a temporary file.
+    /// Output kept in memory by a large file's spool before it moves to a temporary file.
     pub(crate) const MEMORY: usize = 8 << 20;
 
-    pub(crate) fn new() -> Self {
+    /// A spool that keeps up to `memory` bytes in memory.
+    pub(crate) fn new(memory: usize) -> Self {
         Self {
             memory: Vec::new(),
+            memory_limit: memory,
             file: None,
         }
     }
@@ -81,8 +85,9 @@ impl Spool {
         out.write_all(&self.memory)?;
         if let Some(mut spooled) = self.file {
             spooled.file.flush()?;
-            spooled.file.rewind()?;
-            io::copy(&mut spooled.file, out)?;
+            let file = spooled.file.get_mut();
+            file.rewind()?;
+            io::copy(file, out)?;
         }
         Ok(())
     }
@@ -103,13 +108,16 @@ impl Spool {
         // Where an open file can be removed (Unix), it goes at once: nothing is left behind even
         // if the process is killed.
         let path = std::fs::remove_file(&path).err().map(|_| path);
-        Ok(SpoolFile { file, path })
+        Ok(SpoolFile {
+            file: io::BufWriter::with_capacity(256 << 10, file),
+            path,
+        })
     }
 }
 
 impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.file.is_none() && self.memory.len() + buf.len() <= Self::MEMORY {
+        if self.file.is_none() && self.memory.len() + buf.len() <= self.memory_limit {
             self.memory.extend_from_slice(buf);
             return Ok(buf.len());
         }
@@ -151,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_spool_returns_what_was_written_across_memory_and_file() {
-        let mut spool = Spool::new();
+        let mut spool = Spool::new(Spool::MEMORY);
         let block: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
         for _ in 0..10 {
             spool.write_all(&block).unwrap();
