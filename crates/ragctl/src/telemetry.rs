@@ -11,12 +11,14 @@
 //! milliseconds), which defaults here to [`DEFAULT_TIMEOUT`] instead of the SDK's 10 s. A failed
 //! export is one warning.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
@@ -29,7 +31,51 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 
 /// Keeps the exporter alive; [`Telemetry::shutdown`] flushes it before exit.
 pub(crate) struct Telemetry {
-    provider: Option<(SdkTracerProvider, Duration)>,
+    provider: Option<Installed>,
+}
+
+struct Installed {
+    provider: SdkTracerProvider,
+    timeout: Duration,
+    /// The first export that failed: the batch processor only logs failures, and the user should
+    /// hear about it once.
+    first_failure: Arc<Mutex<Option<String>>>,
+}
+
+/// An exporter that remembers its first failure.
+#[derive(Debug)]
+struct FailureRecording<E> {
+    inner: E,
+    first_failure: Arc<Mutex<Option<String>>>,
+}
+
+impl<E: SpanExporter> SpanExporter for FailureRecording<E> {
+    fn export(&self, batch: Vec<SpanData>) -> impl Future<Output = OTelSdkResult> + Send {
+        let export = self.inner.export(batch);
+        async move {
+            let result = export.await;
+            if let Err(err) = &result {
+                let mut first = self
+                    .first_failure
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                first.get_or_insert_with(|| err.to_string());
+            }
+            result
+        }
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
 }
 
 /// What the environment asks for.
@@ -91,9 +137,9 @@ pub(crate) fn init() -> Telemetry {
             None
         }
         Export::Otlp { timeout } => match build_provider(timeout) {
-            Ok(p) => {
-                let layer = tracing_opentelemetry::layer().with_tracer(p.tracer("ragctl"));
-                provider = Some((p, timeout));
+            Ok(installed) => {
+                let layer = tracing_opentelemetry::layer().with_tracer(installed.provider.tracer("ragctl"));
+                provider = Some(installed);
                 Some(layer)
             }
             Err(err) => {
@@ -110,28 +156,51 @@ pub(crate) fn init() -> Telemetry {
     Telemetry { provider }
 }
 
-fn build_provider(timeout: Duration) -> Result<SdkTracerProvider, opentelemetry_otlp::ExporterBuildError> {
+fn build_provider(timeout: Duration) -> Result<Installed, opentelemetry_otlp::ExporterBuildError> {
     // The timeout is set here because the SDK's own default (10 s) is what a stuck collector
     // would cost every run; retries stay within it.
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_timeout(timeout)
         .build()?;
-    Ok(SdkTracerProvider::builder()
+    let first_failure = Arc::new(Mutex::new(None));
+    let exporter = FailureRecording {
+        inner: exporter,
+        first_failure: Arc::clone(&first_failure),
+    };
+    let provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .with_resource(Resource::builder().with_service_name("ragctl").build())
-        .build())
+        .build();
+    Ok(Installed {
+        provider,
+        timeout,
+        first_failure,
+    })
 }
 
 impl Telemetry {
     /// Flushes and stops the exporter, waiting at most the export timeout (and a little for the
     /// exporter's thread to report); without this, the last batch of spans would be lost.
     pub(crate) fn shutdown(self) {
-        if let Some((provider, timeout)) = self.provider
-            && let Err(err) = provider.shutdown_with_timeout(timeout + Duration::from_millis(50))
-        {
-            diagnostics::warning(&format!("traces not exported: {err}"));
-        }
+        let Some(installed) = self.provider else { return };
+        let shutdown = installed
+            .provider
+            .shutdown_with_timeout(installed.timeout + Duration::from_millis(50));
+        let failure = installed
+            .first_failure
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        let reason = match (failure, shutdown) {
+            (Some(failure), _) => failure,
+            (None, Err(err)) => err.to_string(),
+            (None, Ok(())) => return,
+        };
+        diagnostics::warning(&format!(
+            "traces not exported (timeout {} ms, OTEL_EXPORTER_OTLP_TIMEOUT sets it): {reason}",
+            installed.timeout.as_millis()
+        ));
     }
 }
 
