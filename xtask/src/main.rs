@@ -6,6 +6,7 @@
 //! cargo xtask deny       cargo deny, offline, advisories against the RustSec snapshot
 //! cargo xtask fuzz       the cargo-fuzz targets, N seconds each (`--seconds N`, target names)
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
+//! cargo xtask man        the man pages of ragctl, in target/man
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
@@ -14,6 +15,7 @@ mod ci;
 mod contract;
 mod deny;
 mod fuzz;
+mod man;
 mod run;
 
 use std::process::ExitCode;
@@ -26,7 +28,8 @@ tasks:
   contract   the contract suite alone
   deny       cargo deny --offline check (advisories against ../shared/rustsec)
   fuzz       cargo fuzz run, each target [--seconds N] [TARGET...] (needs cargo-fuzz)
-  bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]";
+  bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]
+  man        the man pages of ragctl, generated from its clap definitions, in target/man";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Some("deny") => deny::deny(),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
+        Some("man") => man::man(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
