@@ -1,12 +1,14 @@
-//! JSONL -> pack: the reader never panics and names the bad line; whatever it reads, the packer
-//! keeps every rule of the contract suite (budget, pinned, accounting, tenant, dedup by all pairs,
-//! brute-force optimum, input order), for the configuration the first two bytes select.
+//! JSONL -> pack: the reader never panics and names the stream and the bad line (invalid UTF-8, a
+//! byte-order mark, a line over the length limit, a missing tenant included); whatever it reads,
+//! the packer keeps every rule of the contract suite (budget, pinned, accounting, tenant, dedup by
+//! all pairs, brute-force optimum, input order), for the configuration the first two bytes select.
 #![no_main]
 
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+use rag_core::jsonl::{JsonlConfig, MissingTenant};
 use rag_core::{Chunk, PackOrder, RequestContext, SelectionStrategy, TenantId, TokenCounter};
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -26,13 +28,38 @@ impl TokenCounter for Words {
 fuzz_target!(|data: &[u8]| {
     let &[a, b, ref rest @ ..] = data else { return };
     let tenant = TenantId::new("acme");
-    let chunks = match rag_core::jsonl::read_chunks(rest, "fuzz", Some(&tenant)) {
-        Ok(chunks) => chunks,
-        Err(err) => {
-            let message = err.to_string();
+    // The third bit of `b` refuses chunks without a tenant; the line limit is small enough that
+    // the fuzzer reaches it (8 to 1,031 bytes).
+    let missing_tenant = if b & 4 == 0 {
+        MissingTenant::Assign(tenant.clone())
+    } else {
+        MissingTenant::Refuse
+    };
+    let config = JsonlConfig::new(missing_tenant).with_max_line_bytes(8 + usize::from(a) * 4 + usize::from(b & 3));
+    // Both readers: the streaming one, and the line-by-line one the CLI runs in parallel.
+    let streamed = rag_core::jsonl::read_chunks(rest, "fuzz", &config);
+    let by_line: Result<Vec<Chunk>, _> = rag_core::jsonl::lines(rest)
+        .map(|(index, line)| rag_core::jsonl::parse_numbered_line(line, index, "fuzz", &config))
+        .filter_map(Result::transpose)
+        .collect();
+    let chunks = match (streamed, by_line) {
+        (Ok(read), Ok(chunks)) => {
+            assert_eq!(read.chunks, chunks, "both readers read the same chunks");
+            for warning in &read.warnings {
+                assert!(warning.to_string().starts_with("fuzz:"), "a warning names the input: {warning}");
+            }
+            read.chunks
+        }
+        (Err(streamed), Err(by_line)) => {
+            let message = streamed.to_string();
+            assert_eq!(message, by_line.to_string(), "both readers report the same error");
             assert!(message.starts_with("fuzz:"), "the error names the input: {message}");
+            let line = message.split(':').nth(1).and_then(|n| n.parse::<usize>().ok());
+            let io = matches!(streamed, rag_core::jsonl::JsonlError::Io { .. });
+            assert!(io || line.is_some_and(|n| n >= 1), "the error names the line: {message}");
             return;
         }
+        (streamed, by_line) => panic!("the readers disagree: {streamed:?} / {by_line:?}"),
     };
     let strategy = SelectionStrategy::ALL[usize::from(a % 3)];
     let order = PackOrder::ALL[usize::from(a / 3 % 6)];

@@ -6,6 +6,8 @@
 //! cargo xtask deny       cargo deny, offline, advisories against the RustSec snapshot
 //! cargo xtask fuzz       the cargo-fuzz targets, N seconds each (`--seconds N`, target names)
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
+//! cargo xtask eval       answer-in-context recall of `ragctl pack` on real docs (`--ragctl PATH`, `--json FILE`)
+//! cargo xtask man        the man pages of ragctl, in target/man
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
@@ -13,7 +15,9 @@ mod bench;
 mod ci;
 mod contract;
 mod deny;
+mod eval;
 mod fuzz;
+mod man;
 mod run;
 
 use std::process::ExitCode;
@@ -26,7 +30,10 @@ tasks:
   contract   the contract suite alone
   deny       cargo deny --offline check (advisories against ../shared/rustsec)
   fuzz       cargo fuzz run, each target [--seconds N] [TARGET...] (needs cargo-fuzz)
-  bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]";
+  bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]
+  eval       answer-in-context recall of ragctl pack on eval/ [--ragctl PATH] [--json FILE]
+             [--corpus DIR]... [--questions FILE] [--strategies S,..] [--budgets N,..] [--threads N]
+  man        the man pages of ragctl, generated from its clap definitions, in target/man";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +43,8 @@ fn main() -> ExitCode {
         Some("deny") => deny::deny(),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
+        Some("eval") => eval::eval(&args[1..]),
+        Some("man") => man::man(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

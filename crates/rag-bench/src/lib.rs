@@ -1,6 +1,8 @@
 //! The benchmark harness of ragctl: deterministic synthetic inputs and the measuring helpers that
 //! `cargo xtask bench` (the `rag-bench` binary) and the criterion micro-benchmarks share.
 //!
+//! [`eval`] is the retrieval-quality yardstick of `cargo xtask eval`.
+//!
 //! It is not a test suite: nothing here asserts a time. Figures are ratios measured in one run,
 //! medians of several runs, CPU time next to wall time, because the machines it runs on are noisy.
 //!
@@ -11,5 +13,6 @@
 //! ```
 
 pub mod corpus;
+pub mod eval;
 pub mod measure;
 pub mod packing;

@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -13,21 +13,29 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document, parse_document_owned};
 use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
 
-use crate::output::excerpt;
+use crate::diagnostics::{self, escape_control as esc};
+use crate::input::read_file_limited;
+use crate::output::{Spool, excerpt};
+use crate::walk::{Input, WalkOptions, expand_inputs};
 
 /// Arguments of `ragctl chunk`.
 #[derive(Debug, Args)]
-#[command(after_help = "Files that fail are reported on stderr; the others are still chunked (exit status 1).")]
+#[command(
+    after_help = "Files that fail are reported on stderr; the others are still chunked (exit status 1).",
+    after_long_help = CHUNK_EXAMPLES
+)]
 pub(crate) struct ChunkArgs {
-    /// Files, directories (walked recursively in sorted order), or - for stdin.
+    /// Files, directories (walked recursively in sorted order, as ripgrep walks them), or - for
+    /// stdin.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Maximum tokens per chunk.
     #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: u32,
-    /// Tokens of overlap between consecutive body chunks of one section (must be below --max-tokens).
-    #[arg(long, default_value_t = 64)]
-    overlap_tokens: u32,
+    /// Tokens of overlap between consecutive body chunks of one section (must be below
+    /// --max-tokens) [default: 64, or --max-tokens / 8 when that is smaller].
+    #[arg(long, value_name = "N")]
+    overlap_tokens: Option<u32>,
     /// Tokenizer that counts tokens.
     #[arg(long, value_enum, default_value_t = Tokenizer::Cl100kBase)]
     tokenizer: Tokenizer,
@@ -46,7 +54,32 @@ pub(crate) struct ChunkArgs {
     /// Corpus the documents belong to.
     #[arg(long, default_value = "local")]
     corpus: String,
+    /// Largest input read (each file, and stdin), in bytes (K, M and G suffixes accepted). Real
+    /// documents are under 100 MB; past this, the input is more likely a device or a log than
+    /// something to chunk.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = crate::input::parse_size)]
+    max_input_bytes: u64,
+    /// Walk directories without honouring .gitignore, .ignore and git's exclude files.
+    #[arg(long)]
+    no_ignore: bool,
+    /// Walk hidden files and directories (names starting with a dot) too.
+    #[arg(long)]
+    hidden: bool,
+    /// List each file a directory walk skipped, not only their number.
+    #[arg(short = 'v', long)]
+    verbose: bool,
 }
+
+const CHUNK_EXAMPLES: &str = "\
+Examples:
+  Preview the chunks of a file:
+    ragctl chunk docs/architecture.md -n 3
+  Chunk a directory to JSON Lines, 256-token chunks:
+    ragctl chunk docs/ --format jsonl --max-tokens 256 > chunks.jsonl
+  Read stdin as Markdown:
+    curl -s https://example.com/README.md | ragctl chunk - --type markdown
+  Chunk and pack in one pipe:
+    ragctl chunk docs/ --format jsonl | ragctl pack \"how are duplicates dropped\"";
 
 /// A tokenizer name as the CLI spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -97,23 +130,6 @@ enum ChunkFormat {
     Jsonl,
 }
 
-/// One thing to chunk: a file, or stdin.
-#[derive(Debug, Clone)]
-enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
-impl Input {
-    /// The name the chunks and messages use: the path as given, or `-`.
-    fn uri(&self) -> String {
-        match self {
-            Self::Stdin => "-".to_owned(),
-            Self::File(path) => path.display().to_string(),
-        }
-    }
-}
-
 /// What is shared by every file of the run.
 struct Settings {
     ctx: RequestContext,
@@ -122,20 +138,37 @@ struct Settings {
     doc_type: Option<DocumentType>,
     format: ChunkFormat,
     show: usize,
-    stdin: Option<Vec<u8>>,
+    max_input_bytes: u64,
+    /// Stdin read whole (when `-` is an input), or why it could not be.
+    stdin: Option<Result<Vec<u8>, String>>,
 }
 
 /// The output of one file, made by a worker and written in input order by the main thread.
 enum Rendered {
-    /// The file's output, rendered in memory by a worker, for the writer to copy.
-    Bytes(Vec<u8>),
-    /// A large file, left to the writer, which chunks it when its turn comes and streams each chunk
-    /// straight to stdout: its output never sits in memory.
+    /// The file's output, rendered by a worker into a spool (its first [`SPOOLED_IN_MEMORY`]
+    /// bytes in memory, the rest in a temporary file), for the writer to copy.
+    Spooled(Spool),
+    /// A large file, left to the writer, which chunks it when its turn comes into a spool of
+    /// its own, so that only one large input is in memory at a time.
     Deferred(Input),
 }
 
 /// Above this size, a file is chunked by the writer and streamed (see [`Rendered::Deferred`]).
 const STREAM_FILES_OVER: u64 = 8 << 20;
+
+/// Input bytes of the files being chunked or waiting to be written, whatever the number of
+/// threads: memory follows the bytes in flight, not the files, so it must not grow with the cores.
+/// (A file larger than this is chunked alone.)
+const IN_FLIGHT_BYTES: u64 = 16 << 20;
+
+/// Files claimed ahead of the writer, whatever the number of threads.
+const FILES_AHEAD: usize = 64;
+
+/// Output of one file held in memory while it waits for its turn; the rest goes to a temporary
+/// file. A file's JSONL is often ten times its size: held whole, the output of the files in
+/// flight, not their input, would set the peak (and each worker's allocator arena keeps its own
+/// high-water mark, so the peak would grow with the threads).
+const SPOOLED_IN_MEMORY: usize = 1 << 20;
 
 /// Why a file produced no (complete) output.
 enum Failure {
@@ -147,13 +180,15 @@ enum Failure {
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     use clap::CommandFactory as _;
-    if args.overlap_tokens >= args.max_tokens {
+    // The default overlap shrinks with small chunks; an overlap the user chose is checked as given.
+    let overlap_tokens = args.overlap_tokens.unwrap_or((args.max_tokens / 8).min(64));
+    if overlap_tokens >= args.max_tokens {
         crate::Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 format!(
-                    "--overlap-tokens ({}) must be smaller than --max-tokens ({})",
-                    args.overlap_tokens, args.max_tokens
+                    "--overlap-tokens ({overlap_tokens}) must be smaller than --max-tokens ({})",
+                    args.max_tokens
                 ),
             )
             .exit();
@@ -169,21 +204,30 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     }
 
     let mut failures = 0usize;
-    let (inputs, walk_errors) = expand_inputs(&args.paths, args.doc_type.is_some());
-    for (path, err) in &walk_errors {
-        eprintln!("error: {path}: {err}");
+    let walked = expand_inputs(
+        &args.paths,
+        WalkOptions {
+            all_files: args.doc_type.is_some(),
+            ignore_files: !args.no_ignore,
+            hidden: args.hidden,
+        },
+    );
+    for message in &walked.errors {
+        diagnostics::error(message);
         failures += 1;
     }
+    for message in &walked.broken_links {
+        diagnostics::warning(message);
+    }
+    report_unsupported(&walked.unsupported, args.verbose);
+    let inputs = walked.inputs;
 
     let counter: Arc<dyn TokenCounter> = Arc::new(args.tokenizer.counter()?);
-    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, args.overlap_tokens as usize, counter)?;
-    let stdin = if reads_stdin {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).context("reading stdin")?;
-        Some(buf)
-    } else {
-        None
-    };
+    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens as usize, counter)?;
+    let stdin = reads_stdin.then(|| {
+        crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")
+            .map_err(|err| diagnostics::error_chain(&err))
+    });
     let settings = Settings {
         ctx: RequestContext::new(
             args.tenant.as_str(),
@@ -197,27 +241,38 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         doc_type: args.doc_type.map(DocumentType::from),
         format: args.format,
         show: args.show,
+        max_input_bytes: args.max_input_bytes,
         stdin,
     };
 
-    let progress = progress_bar(inputs.len());
+    let progress = progress_bar(
+        inputs.len(),
+        std::io::stderr().is_terminal(),
+        std::io::stdout().is_terminal(),
+    );
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    // Files are chunked on all cores and written in argument order; at most four files per thread
-    // are in flight, so memory holds a few files' output, not the whole directory's.
+    // Workers take files in argument order while the input bytes in flight (being chunked or
+    // waiting for their turn) stay within `IN_FLIGHT_BYTES`; large files are chunked by the
+    // writer, one at a time, so their cost here is nothing.
+    let costs: Vec<u64> = inputs.iter().map(|input| in_flight_cost(input, &settings)).collect();
     let threads = rayon::current_num_threads().max(1);
     crate::ordered::for_each_ordered(
         &inputs,
-        threads,
-        threads * 4,
+        &costs,
+        crate::ordered::Limits {
+            threads,
+            window: FILES_AHEAD,
+            budget: IN_FLIGHT_BYTES,
+        },
         |input| chunk_input(input, &settings),
         |result| -> anyhow::Result<()> {
             let result = match result {
-                Ok(Rendered::Bytes(bytes)) => out
-                    .write_all(&bytes)
+                Ok(Rendered::Spooled(spool)) => spool
+                    .copy_to(&mut out)
                     .context("writing to stdout")
                     .map_err(Failure::Output),
-                Ok(Rendered::Deferred(input)) => chunk_traced(&input, &settings, &mut out),
+                Ok(Rendered::Deferred(input)) => chunk_deferred(&input, &settings, &mut out),
                 Err(err) => Err(Failure::File(err)),
             };
             match result {
@@ -227,7 +282,7 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
                     // Keep stdout and stderr in order for a person watching both.
                     out.flush().context("writing to stdout")?;
                     // Library errors name the file (path, document id or source uri) themselves.
-                    progress.suspend(|| eprintln!("error: {err:#}"));
+                    progress.suspend(|| diagnostics::error(&diagnostics::error_chain(&err)));
                     failures += 1;
                 }
             }
@@ -244,8 +299,51 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn progress_bar(files: usize) -> ProgressBar {
-    if files > 1 && std::io::stderr().is_terminal() {
+/// Says how many files of a directory walk were skipped for their type; `-v` names them.
+fn report_unsupported(skipped: &[String], verbose: bool) {
+    if skipped.is_empty() {
+        return;
+    }
+    if verbose {
+        for uri in skipped {
+            diagnostics::note(&format!(
+                "{uri}: skipped, not a supported type (--type reads every file)"
+            ));
+        }
+    } else {
+        let files = if skipped.len() == 1 { "file" } else { "files" };
+        diagnostics::note(&format!(
+            "skipped {} {files} of unsupported type in directories (-v lists them, --type reads every file)",
+            skipped.len()
+        ));
+    }
+}
+
+/// The bytes a file holds while it is in flight: its size, or nothing for a file the writer
+/// streams (see [`Rendered::Deferred`]) and for one that cannot be read (it fails at once).
+fn in_flight_cost(input: &Input, settings: &Settings) -> u64 {
+    match input {
+        Input::Stdin => settings
+            .stdin
+            .as_ref()
+            .and_then(|read| read.as_ref().ok())
+            .map_or(0, |bytes| bytes.len() as u64),
+        Input::File { path, .. } => std::fs::metadata(path)
+            .map(|m| m.len())
+            .ok()
+            .filter(|&len| len <= STREAM_FILES_OVER)
+            .unwrap_or(0),
+    }
+}
+
+/// Whether to draw a progress bar: several files, stderr a terminal, and stdout not (a bar drawn
+/// on the terminal the data goes to would interleave with it), unless `--quiet`.
+fn shows_progress(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool, quiet: bool) -> bool {
+    files > 1 && stderr_is_terminal && !stdout_is_terminal && !quiet
+}
+
+fn progress_bar(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool) -> ProgressBar {
+    if shows_progress(files, stderr_is_terminal, stdout_is_terminal, diagnostics::quiet()) {
         let bar = ProgressBar::new(files as u64);
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}") {
             bar.set_style(style);
@@ -256,66 +354,25 @@ fn progress_bar(files: usize) -> ProgressBar {
     }
 }
 
-/// Expands directories into their files, sorted; returns the inputs and the paths that failed.
-///
-/// In a directory, only files with a supported extension are taken, unless `--type` is given, in
-/// which case every file is. Hidden files and directories (leading `.`) are skipped.
-fn expand_inputs(paths: &[PathBuf], take_all_files: bool) -> (Vec<Input>, Vec<(String, String)>) {
-    let mut inputs = Vec::new();
-    let mut errors = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            inputs.push(Input::Stdin);
-        } else if path.is_dir() {
-            walk(path, take_all_files, &mut inputs, &mut errors);
-        } else {
-            // A missing file is reported when it is read, with the reader's error.
-            inputs.push(Input::File(path.clone()));
-        }
-    }
-    (inputs, errors)
-}
-
-fn walk(dir: &Path, take_all_files: bool, inputs: &mut Vec<Input>, errors: &mut Vec<(String, String)>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(err) => {
-            errors.push((dir.display().to_string(), format!("cannot read directory: {err}")));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .collect();
-    paths.sort();
-    for path in paths {
-        // Symlinked directories are not followed, so a link cycle cannot loop forever.
-        let is_symlink = path
-            .symlink_metadata()
-            .map(|m| m.file_type().is_symlink())
-            .unwrap_or(false);
-        if path.is_dir() {
-            if !is_symlink {
-                walk(&path, take_all_files, inputs, errors);
-            }
-        } else if path.is_file() && (take_all_files || DocumentType::from_path(&path.to_string_lossy()).is_some()) {
-            inputs.push(Input::File(path));
-        }
-    }
+/// The writer's part for a large file: its output goes to a spool (memory, then a temporary
+/// file) and reaches stdout only once the whole file is chunked, so a file that fails half-way
+/// leaves nothing behind.
+fn chunk_deferred(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut spool = Spool::new(Spool::MEMORY);
+    chunk_traced(input, settings, &mut spool)?;
+    spool.copy_to(out).context("writing to stdout").map_err(Failure::Output)
 }
 
 /// A worker's part: renders the file in memory, or defers a large one to the writer.
 fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
-    if let Input::File(path) = input
-        && std::fs::metadata(path).is_ok_and(|m| m.len() > STREAM_FILES_OVER)
+    if let Input::File { path, .. } = input
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > STREAM_FILES_OVER)
     {
         return Ok(Rendered::Deferred(input.clone()));
     }
-    let mut bytes = Vec::new();
-    match chunk_traced(input, settings, &mut bytes) {
-        Ok(()) => Ok(Rendered::Bytes(bytes)),
+    let mut spool = Spool::new(SPOOLED_IN_MEMORY);
+    match chunk_traced(input, settings, &mut spool) {
+        Ok(()) => Ok(Rendered::Spooled(spool)),
         Err(Failure::File(err) | Failure::Output(err)) => Err(err),
     }
 }
@@ -327,7 +384,7 @@ fn chunk_traced(input: &Input, settings: &Settings, out: &mut dyn Write) -> Resu
     let span = tracing::info_span!(
         "rag.chunk",
         rag.tenant_id = settings.ctx.tenant_id.as_str(),
-        rag.document_id = uri.as_str(),
+        rag.document_id = uri,
         rag.tokenizer = settings.chunker.counter().name(),
         rag.chunk.max_tokens = settings.chunker.max_tokens() as i64,
         rag.chunk.overlap_tokens = settings.chunker.overlap_tokens() as i64,
@@ -339,7 +396,7 @@ fn chunk_traced(input: &Input, settings: &Settings, out: &mut dyn Write) -> Resu
         otel.status_description = tracing::field::Empty,
     );
     let _entered = span.enter();
-    let result = chunk_into(input, &uri, settings, &span, out);
+    let result = chunk_into(input, uri, settings, &span, out);
     if let Err(Failure::File(err) | Failure::Output(err)) = &result {
         span.record("otel.status_code", "ERROR");
         span.record("otel.status_description", format!("{err:#}"));
@@ -377,14 +434,14 @@ fn chunk_into(
             }
         });
     if let Some(err) = write_error {
-        return Err(Failure::Output(anyhow::Error::new(err).context("writing to stdout")));
+        return Err(Failure::Output(anyhow::Error::new(err).context("writing the output")));
     }
     chunked.map_err(|err| Failure::File(err.into()))?;
     span.record("rag.chunk.chunks", emitted as i64);
     if settings.format == ChunkFormat::Text {
         let text = preview.render(uri, doc_type, parsed.blocks.len(), settings);
         out.write_all(text.as_bytes())
-            .context("writing to stdout")
+            .context("writing the output")
             .map_err(Failure::Output)?;
     }
     Ok(())
@@ -398,7 +455,12 @@ fn read_and_parse(
 ) -> anyhow::Result<(ParsedDocument, DocumentType)> {
     let doc_type = match settings.doc_type {
         Some(doc_type) => doc_type,
-        None => DocumentType::detect(uri)?,
+        None => DocumentType::detect(uri).map_err(|err| match err {
+            rag_core::ParseError::UnsupportedType { kind, supported, .. } if kind.is_empty() => anyhow::anyhow!(
+                "{uri}: no file extension to tell the type by; name it with --type (supported: {supported})"
+            ),
+            err => err.into(),
+        })?,
     };
     span.record("rag.chunk.doc_type", doc_type.as_str());
     let document_id = DocumentId::new(uri);
@@ -410,15 +472,16 @@ fn read_and_parse(
     };
     let parsed = match input {
         Input::Stdin => {
-            let bytes = settings.stdin.as_deref().unwrap_or_default();
+            let bytes = match &settings.stdin {
+                Some(Ok(bytes)) => bytes.as_slice(),
+                Some(Err(message)) => anyhow::bail!("{message}"),
+                None => &[],
+            };
             span.record("rag.chunk.bytes", bytes.len() as i64);
             parse_document(&settings.ctx, doc_type, SourceBytes { bytes, ..source })?
         }
-        Input::File(path) => {
-            let bytes = std::fs::read(path).map_err(|source| rag_core::ParseError::Io {
-                source_uri: uri.to_owned(),
-                source,
-            })?;
+        Input::File { path, .. } => {
+            let bytes = read_file_limited(path, uri, settings.max_input_bytes, "--max-input-bytes")?;
             span.record("rag.chunk.bytes", bytes.len() as i64);
             // The bytes become the document's text: a large file is in memory once, not twice.
             parse_document_owned(&settings.ctx, doc_type, source, bytes)?
@@ -471,7 +534,7 @@ impl Preview {
             .collect::<Vec<_>>()
             .join(", ");
         let mut s = String::new();
-        let _ = writeln!(s, "{uri}");
+        let _ = writeln!(s, "{}", esc(uri));
         let _ = writeln!(s, "  parser:     {doc_type}");
         let _ = writeln!(s, "  blocks:     {blocks}");
         let tally = if tally.is_empty() {
@@ -495,6 +558,7 @@ impl Preview {
                 .map_or(String::new(), |p| format!("↳ #{p}"));
             let tokens = chunk.token_count.map_or("?".to_owned(), |t| t.to_string());
             let text = excerpt(chunk.content().unwrap_or_default(), 60);
+            let (kind, text) = (esc(kind), esc(&text));
             let _ = writeln!(
                 s,
                 "  #{:<4} {kind:<7} {level:<2} {tokens:>5} tok  {parent:<7} {text}",
@@ -505,5 +569,21 @@ impl Preview {
             let _ = writeln!(s, "  ... {} more", self.total - self.first.len());
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_is_never_drawn_on_the_terminal_the_data_goes_to() {
+        // Data redirected, a person watching stderr: the bar.
+        assert!(shows_progress(2, true, false, false));
+        // Data on the same terminal: bar lines would interleave with it.
+        assert!(!shows_progress(2, true, true, false));
+        assert!(!shows_progress(2, false, false, false), "stderr is not a terminal");
+        assert!(!shows_progress(1, true, false, false), "one file needs no bar");
+        assert!(!shows_progress(2, true, false, true), "--quiet");
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
-use rag_core::{Chunk, CorpusId, DocumentId, RequestContext, SourceBytes, TenantId, TokenCounter};
+use rag_core::{Chunk, Chunker as _, CorpusId, DocumentId, RequestContext, SourceBytes, TenantId, TokenCounter};
 
 const DOCS: [(&str, &str); 5] = [
     ("README.md", include_str!("../../../README.md")),
@@ -24,7 +24,7 @@ const DOCS: [(&str, &str); 5] = [
 ];
 
 /// Chunks the built-in docs (256-token chunks, 32 tokens of overlap) for `tenant`.
-pub(crate) fn demo_chunks(tenant: &TenantId, counter: Arc<dyn TokenCounter>) -> anyhow::Result<Vec<Chunk>> {
+pub(crate) async fn demo_chunks(tenant: &TenantId, counter: Arc<dyn TokenCounter>) -> anyhow::Result<Vec<Chunk>> {
     let ctx = RequestContext::local(tenant.clone());
     let chunker = HeadingAwareChunker::new(256, 32, counter)?;
     let corpus = CorpusId::new("ragctl-docs");
@@ -38,7 +38,7 @@ pub(crate) fn demo_chunks(tenant: &TenantId, counter: Arc<dyn TokenCounter>) -> 
             bytes: text.as_bytes(),
         };
         let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
-        chunks.extend(chunker.chunk_document(&ctx, &parsed)?);
+        chunks.extend(chunker.chunk(&ctx, &parsed).await?);
     }
     Ok(chunks)
 }

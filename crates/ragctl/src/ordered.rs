@@ -1,20 +1,42 @@
 //! Parallel work with output in input order and bounded memory.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 
-/// Runs `work` on every item on `threads` worker threads and hands the results to `sink` in item
-/// order. At most `window` items are claimed ahead of the last one handed over, so memory holds a
-/// few results, not all of them.
+/// How much work [`for_each_ordered`] may have in flight.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Worker threads.
+    pub(crate) threads: usize,
+    /// Items claimed ahead of the last one handed to the sink.
+    pub(crate) window: usize,
+    /// Total cost of the items in flight (claimed, not yet handed to the sink). An item that
+    /// alone costs more is taken when nothing else is in flight.
+    pub(crate) budget: u64,
+}
+
+/// Claims and hand-overs, under one lock.
+struct State {
+    next_claim: usize,
+    handed_over: usize,
+    in_flight: u64,
+    stopped: bool,
+}
+
+/// Runs `work` on every item on `limits.threads` worker threads and hands the results to `sink`
+/// in item order. Items are claimed in order while at most `limits.window` of them are ahead of
+/// the sink and their `costs` in flight stay within `limits.budget`, so memory is bounded by the
+/// budget (say, bytes) whatever the number of threads.
 ///
 /// Workers claim the next item as soon as they are free, so one slow item delays only the output,
-/// not the other workers (a batch-at-a-time loop would wait for each batch's slowest item). When
-/// `sink` fails, the workers stop after their current item and the error is returned.
+/// not the other workers (a batch-at-a-time loop would wait for each batch's slowest item). Claims
+/// are in item order, so the item the sink waits for is always claimed: the budget cannot
+/// deadlock. When `sink` fails, the workers stop after their current item and the error is
+/// returned.
 pub(crate) fn for_each_ordered<T, R, E>(
     items: &[T],
-    threads: usize,
-    window: usize,
+    costs: &[u64],
+    limits: Limits,
     work: impl Fn(&T) -> R + Sync,
     mut sink: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E>
@@ -22,31 +44,39 @@ where
     T: Sync,
     R: Send,
 {
-    let window = window.max(1);
-    let next_claim = AtomicUsize::new(0);
-    // How many results the sink has taken, and whether it gave up.
-    let progress = Mutex::new((0usize, false));
-    let handed_over = Condvar::new();
+    debug_assert_eq!(items.len(), costs.len());
+    let cost = |i: usize| costs.get(i).copied().unwrap_or(0);
+    let window = limits.window.max(1);
+    let state = Mutex::new(State {
+        next_claim: 0,
+        handed_over: 0,
+        in_flight: 0,
+        stopped: false,
+    });
+    let changed = Condvar::new();
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..limits.threads.max(1) {
             let tx = tx.clone();
-            let (next_claim, progress, handed_over, work) = (&next_claim, &progress, &handed_over, &work);
+            let (state, changed, work) = (&state, &changed, &work);
             scope.spawn(move || {
                 loop {
-                    let i = next_claim.fetch_add(1, Ordering::Relaxed);
-                    if i >= items.len() {
-                        return;
-                    }
-                    {
-                        let mut state = progress.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                        while i >= state.0 + window && !state.1 {
-                            state = handed_over.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+                    let i = {
+                        let mut s = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                        loop {
+                            if s.stopped || s.next_claim >= items.len() {
+                                return;
+                            }
+                            let i = s.next_claim;
+                            let fits = s.in_flight == 0 || s.in_flight + cost(i) <= limits.budget;
+                            if i < s.handed_over + window && fits {
+                                s.next_claim += 1;
+                                s.in_flight += cost(i);
+                                break i;
+                            }
+                            s = changed.wait(s).unwrap_or_else(|poisoned| poisoned.into_inner());
                         }
-                        if state.1 {
-                            return;
-                        }
-                    }
+                    };
                     if tx.send((i, work(&items[i]))).is_err() {
                         return;
                     }
@@ -61,15 +91,16 @@ where
         for (i, r) in rx.iter() {
             pending.insert(i, r);
             while let Some(r) = pending.remove(&next) {
-                next += 1;
                 let outcome = sink(r);
-                let mut state = progress.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                state.0 = next;
+                let mut s = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                s.in_flight -= cost(next);
+                next += 1;
+                s.handed_over = next;
                 if let Err(err) = outcome {
-                    state.1 = true;
+                    s.stopped = true;
                     result = Err(err);
                 }
-                handed_over.notify_all();
+                changed.notify_all();
                 if result.is_err() {
                     break;
                 }
@@ -86,6 +117,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
     use super::*;
 
     #[test]
@@ -94,8 +127,12 @@ mod tests {
         let mut seen = Vec::new();
         for_each_ordered(
             &items,
-            4,
-            3,
+            &vec![1; items.len()],
+            Limits {
+                threads: 4,
+                window: 3,
+                budget: u64::MAX,
+            },
             |&i| {
                 // Uneven work: later items often finish first.
                 std::thread::sleep(std::time::Duration::from_micros((200 - i) % 7 * 50));
@@ -116,8 +153,12 @@ mod tests {
         let done = AtomicUsize::new(0);
         let result = for_each_ordered(
             &items,
-            2,
-            4,
+            &vec![1; items.len()],
+            Limits {
+                threads: 2,
+                window: 4,
+                budget: u64::MAX,
+            },
             |&i| {
                 done.fetch_add(1, Ordering::Relaxed);
                 i
@@ -131,11 +172,16 @@ mod tests {
     #[test]
     fn empty_input_and_one_thread_work() {
         let mut n = 0;
-        for_each_ordered(&[] as &[u8], 2, 4, |_| (), |()| Ok::<(), ()>(())).unwrap();
+        let limits = Limits {
+            threads: 2,
+            window: 4,
+            budget: 1,
+        };
+        for_each_ordered(&[] as &[u8], &[], limits, |_| (), |()| Ok::<(), ()>(())).unwrap();
         for_each_ordered(
             &[1, 2, 3],
-            1,
-            1,
+            &[5, 5, 5],
+            Limits { threads: 1, ..limits },
             |&x| x,
             |x| {
                 n += x;
@@ -144,5 +190,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(n, 6);
+    }
+
+    #[test]
+    fn the_cost_in_flight_stays_within_the_budget_whatever_the_threads() {
+        // Costs like file sizes: mostly small, some larger than the budget.
+        let costs: Vec<u64> = (0..300u64).map(|i| if i % 37 == 0 { 50 } else { i % 9 + 1 }).collect();
+        let items: Vec<usize> = (0..costs.len()).collect();
+        for threads in [1, 3, 8] {
+            let in_flight = AtomicU64::new(0);
+            let peak = AtomicU64::new(0);
+            let mut seen = Vec::new();
+            for_each_ordered(
+                &items,
+                &costs,
+                Limits {
+                    threads,
+                    window: 64,
+                    budget: 20,
+                },
+                |&i| {
+                    let now = in_flight.fetch_add(costs[i], Ordering::SeqCst) + costs[i];
+                    peak.fetch_max(if costs[i] > 20 { 0 } else { now }, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_micros(30));
+                    i
+                },
+                |i| {
+                    in_flight.fetch_sub(costs[i], Ordering::SeqCst);
+                    seen.push(i);
+                    Ok::<(), ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(seen, items, "{threads} threads: order kept");
+            assert!(
+                peak.load(Ordering::SeqCst) <= 20,
+                "{threads} threads: {peak:?} in flight"
+            );
+        }
     }
 }

@@ -1,35 +1,52 @@
 //! `ragctl pack`: pack the best chunks for a query into a token budget.
 
 use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{IsTerminal as _, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
+use rag_core::jsonl::{JsonlConfig, MissingTenant};
 use rag_core::{Chunk, PackOrder, PackedContext, RequestContext, SelectionStrategy, TenantId, TokenCounter};
-use rag_packer::{ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, search_terms};
-use rayon::prelude::*;
+use rag_packer::{
+    ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
+};
 use serde_json::json;
 
 use crate::chunk::Tokenizer;
+use crate::diagnostics::escape_control as esc;
 use crate::output::excerpt;
 
 /// Arguments of `ragctl pack`.
 #[derive(Debug, Args)]
+#[command(after_long_help = PACK_EXAMPLES)]
 pub(crate) struct PackArgs {
     /// The question the context is for; chunks without a score are ranked against it with BM25.
     query: String,
-    /// JSONL chunks (as `ragctl chunk --format jsonl` writes them), or - for stdin. Without it, a
-    /// demo corpus built into the binary (the project's own docs) is chunked and packed.
-    #[arg(long, value_name = "FILE|-")]
+    /// JSONL chunks (as `ragctl chunk --format jsonl` writes them), or - for stdin. Without it,
+    /// stdin is read when it is not a terminal; from a terminal, the demo corpus is packed.
+    #[arg(long, value_name = "FILE|-", conflicts_with = "demo")]
     input: Option<PathBuf>,
+    /// Pack the demo corpus built into the binary (the project's own docs), whatever stdin is.
+    #[arg(long)]
+    demo: bool,
+    /// Refuse chunks without a tenant_id instead of giving them the request's tenant.
+    #[arg(long)]
+    require_tenant: bool,
+    /// Largest input read, in bytes (K, M and G suffixes accepted).
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = crate::input::parse_size)]
+    max_input_bytes: u64,
+    /// Longest JSONL line read, in bytes (K, M and G suffixes accepted).
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = crate::input::parse_size)]
+    max_line_bytes: u64,
     /// Token budget of the packed context.
     #[arg(short = 'b', long, default_value_t = 4000, value_parser = clap::value_parser!(i64).range(1..))]
     budget: i64,
-    /// Rows shown in text format.
-    #[arg(short = 'k', long, default_value_t = 5)]
+    /// In text format, show the N best packed chunks (by score, then id: the packer's ranking),
+    /// each with its position in the packed context.
+    #[arg(short = 'k', long, value_name = "N", default_value_t = 5)]
     top_k: usize,
     /// Order of the packed chunks (pinned chunks always come first).
     #[arg(long, value_enum, default_value_t = OrderArg::LostInMiddle)]
@@ -88,6 +105,17 @@ enum BreadcrumbsArg {
     Always,
     Never,
 }
+
+const PACK_EXAMPLES: &str = "\
+Examples:
+  Pack chunks piped from `ragctl chunk` (stdin is read when it is not a terminal):
+    ragctl chunk docs/ --format jsonl | ragctl pack \"how are duplicates dropped\" --budget 2000
+  Retrieved chunks with scores, knapsack selection, context ready for a prompt:
+    ragctl pack \"refund window\" --input hits.jsonl --strategy knapsack --format context
+  Refuse chunks that carry no tenant_id:
+    ragctl pack \"q\" --input hits.jsonl --tenant acme --require-tenant
+  The built-in demo corpus:
+    ragctl pack \"explain reranking\" --demo";
 
 fn parse_template(value: &str) -> Result<String, String> {
     ContextConfig::new(value)
@@ -155,12 +183,53 @@ enum PackFormat {
     Context,
 }
 
-pub(crate) fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
+/// Where the chunks come from.
+enum Source {
+    Demo,
+    Jsonl(PathBuf),
+}
+
+impl Source {
+    /// `--input`, else stdin when it is a pipe or a file, else (a terminal: nothing is piped in)
+    /// the demo corpus.
+    fn choose(args: &PackArgs) -> Self {
+        match &args.input {
+            Some(path) => Self::Jsonl(path.clone()),
+            None if args.demo || std::io::stdin().is_terminal() => Self::Demo,
+            None => Self::Jsonl(PathBuf::from("-")),
+        }
+    }
+}
+
+/// How the output names the demo corpus.
+const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
+
+pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter: Arc<dyn TokenCounter> = Arc::new(args.tokenizer.counter()?);
-    let mut chunks = match &args.input {
-        Some(path) => read_input(path, &tenant)?,
-        None => crate::demo::demo_chunks(&tenant, Arc::clone(&counter))?,
+    let (mut chunks, input) = match Source::choose(&args) {
+        Source::Demo => (
+            crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,
+            DEMO_INPUT.to_owned(),
+        ),
+        Source::Jsonl(path) => {
+            let missing_tenant = if args.require_tenant {
+                MissingTenant::Refuse
+            } else {
+                MissingTenant::Assign(tenant.clone())
+            };
+            let config = JsonlConfig::new(missing_tenant)
+                .with_max_line_bytes(usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX));
+            let (chunks, warnings) = crate::input::read_jsonl(&path, &config, args.max_input_bytes)?;
+            for warning in &warnings {
+                crate::diagnostics::warning(&warning.to_string());
+            }
+            let name = crate::walk::path_uri(&path);
+            if chunks.is_empty() && args.input.is_none() {
+                crate::diagnostics::warning("no chunks on stdin; --demo packs the built-in demo corpus");
+            }
+            (chunks, name)
+        }
     };
     let scoring = score_missing(&args.query, &mut chunks);
 
@@ -184,11 +253,13 @@ pub(crate) fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let chunks_in = chunks.len();
     // Every format packs for the rendered context, so the chunks `--format json` lists are the
     // ones `--format context` prints, and the budget holds for that text.
-    let packed = packer.pack_context(&ctx, chunks, args.budget, &context_format(&args)?)?;
+    let packed = packer
+        .pack_context(&ctx, chunks, args.budget, &context_format(&args)?)
+        .await?;
 
     let rendered = match args.format {
-        PackFormat::Text => render_text(&args, &ctx, &scoring.description, chunks_in, &packed),
-        PackFormat::Json => render_json(&args, &ctx, &scoring.description, chunks_in, &packed)?,
+        PackFormat::Text => render_text(&args, &ctx, &input, &scoring.description, chunks_in, &packed),
+        PackFormat::Json => render_json(&args, &ctx, &input, &scoring.description, chunks_in, &packed)?,
         PackFormat::Context => format!("{}\n", packed.context.as_deref().unwrap_or_default()),
     };
     let mut out = std::io::stdout().lock();
@@ -207,40 +278,6 @@ fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
         BreadcrumbsArg::Always => format.with_breadcrumbs(true),
         BreadcrumbsArg::Never => format.with_breadcrumbs(false),
     })
-}
-
-/// Reads the JSONL input whole, then parses its lines in parallel: parsing dominates a large
-/// `pack`, and lines are independent. Errors are the ones `read_chunks` gives: the first bad line
-/// in line order, by number.
-fn read_input(path: &std::path::Path, tenant: &TenantId) -> anyhow::Result<Vec<Chunk>> {
-    use std::io::Read as _;
-
-    let (name, mut reader): (String, Box<dyn std::io::Read>) = if path.as_os_str() == "-" {
-        ("-".to_owned(), Box::new(std::io::stdin().lock()))
-    } else {
-        let name = path.display().to_string();
-        let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-        (name, Box::new(file))
-    };
-    let mut input = Vec::new();
-    reader
-        .read_to_end(&mut input)
-        .map_err(|source| rag_core::jsonl::JsonlError::Io {
-            source_name: name.clone(),
-            source,
-        })?;
-    let lines: Vec<(usize, &[u8])> = rag_core::jsonl::lines(&input).collect();
-    let parsed: Vec<_> = lines
-        .into_par_iter()
-        .map(|(index, line)| rag_core::jsonl::parse_numbered_line(line, index, &name, Some(tenant)))
-        .collect();
-    let mut chunks = Vec::with_capacity(parsed.len());
-    for line in parsed {
-        if let Some(chunk) = line? {
-            chunks.push(chunk);
-        }
-    }
-    Ok(chunks)
 }
 
 /// How the chunks were scored, for the output, and the relevance floor that goes with it.
@@ -288,16 +325,20 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
     }
 }
 
+/// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
+/// comes from the input is escaped, so a control character cannot drive the terminal.
 fn render_text(
     args: &PackArgs,
     ctx: &RequestContext,
+    input: &str,
     scoring: &str,
     chunks_in: usize,
     packed: &PackedContext,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "query:          {:?}", args.query);
-    let _ = writeln!(s, "tenant:         {}", ctx.tenant_id);
+    let _ = writeln!(s, "input:          {}", esc(input));
+    let _ = writeln!(s, "tenant:         {}", esc(ctx.tenant_id.as_str()));
     let _ = writeln!(s, "order:          {}", packed.order);
     let _ = writeln!(s, "strategy:       {}", packed.strategy);
     let _ = writeln!(s, "budget:         {} tokens", packed.tokens_budget);
@@ -310,17 +351,22 @@ fn render_text(
     let _ = writeln!(s, "dropped_budget: {}", packed.dropped_budget());
     let _ = writeln!(s, "conflicts:      {}", packed.conflicts.len());
     for note in &packed.notes {
-        let _ = writeln!(s, "note:           {note}");
+        let _ = writeln!(s, "note:           {}", esc(note));
     }
-    for (rank, chunk) in packed.chunks.iter().take(args.top_k).enumerate() {
+    for (rank, position) in rank_order(&packed.chunks).into_iter().take(args.top_k).enumerate() {
+        let chunk = &packed.chunks[position];
         let _ = writeln!(
             s,
-            "  #{:<3} score={:.4}  trust={:<13}  id={}  {}",
+            "  #{:<3} pos={:<4} score={:.4}  trust={:<13}  id={}  {}",
             rank + 1,
+            position + 1,
             chunk.score_or_zero(),
             chunk.trust.as_str(),
-            chunk.id,
-            excerpt(chunk.content().or(chunk.content_ref()).unwrap_or_default(), 72)
+            esc(chunk.id.as_str()),
+            esc(&excerpt(
+                chunk.content().or(chunk.content_ref()).unwrap_or_default(),
+                72
+            ))
         );
     }
     for conflict in &packed.conflicts {
@@ -329,8 +375,8 @@ fn render_text(
             s,
             "  conflict {} [{}]: {}",
             conflict.kind.as_str(),
-            ids.join(", "),
-            conflict.detail
+            esc(&ids.join(", ")),
+            esc(&conflict.detail)
         );
     }
     s
@@ -339,12 +385,14 @@ fn render_text(
 fn render_json(
     args: &PackArgs,
     ctx: &RequestContext,
+    input: &str,
     scoring: &str,
     chunks_in: usize,
     packed: &PackedContext,
 ) -> anyhow::Result<String> {
     let value = json!({
         "query": args.query,
+        "input": input,
         "tenant": ctx.tenant_id,
         "order": packed.order,
         "strategy": packed.strategy,

@@ -90,7 +90,7 @@ fn overlapping_neighbours_render_once_and_the_freed_tokens_buy_more_context() {
     )
     .unwrap();
     let merged = packer
-        .pack_context(&ctx(), chunks.clone(), budget as i64, &ContextFormat::default())
+        .pack_context_blocking(&ctx(), chunks.clone(), budget as i64, &ContextFormat::default())
         .unwrap();
     assert_eq!(
         ids(&merged.chunks),
@@ -102,7 +102,7 @@ fn overlapping_neighbours_render_once_and_the_freed_tokens_buy_more_context() {
     assert_eq!(merged.excerpts.len(), 1);
 
     let unmerged = packer
-        .pack_context(
+        .pack_context_blocking(
             &ctx(),
             chunks,
             budget as i64,
@@ -133,7 +133,7 @@ fn a_heading_is_not_packed_alone_while_its_section_can_carry_it() {
         )
         .unwrap();
         let packed = packer
-            .pack_context(&ctx(), chunks.clone(), 200, &ContextFormat::default())
+            .pack_context_blocking(&ctx(), chunks.clone(), 200, &ContextFormat::default())
             .unwrap();
         // f#0 rides with its body, which its score lifted; f#2 has no body among the candidates.
         assert_eq!(ids(&packed.chunks).len(), 2, "{strategy}");
@@ -166,7 +166,7 @@ fn pinned_chunks_that_render_over_the_budget_are_refused() {
     system.token_count = Some(1); // a lie: the rendered text is what counts
     let packer = ContextPacker::new(PackerConfig::default().with_token_counter(cl100k())).unwrap();
     let err = packer
-        .pack_context(&ctx(), vec![system], 3, &ContextFormat::default())
+        .pack_context_blocking(&ctx(), vec![system], 3, &ContextFormat::default())
         .unwrap_err();
     assert!(matches!(err, PackerError::PinnedOverBudget { budget: 3, .. }), "{err}");
 }
@@ -242,7 +242,7 @@ proptest! {
         let packer = ContextPacker::new(
             PackerConfig::default().with_strategy(strategy).with_order(order).with_token_counter(Arc::clone(&counter)),
         ).unwrap();
-        match packer.pack_context(&ctx(), chunks.clone(), budget, &format) {
+        match packer.pack_context_blocking(&ctx(), chunks.clone(), budget, &format) {
             Ok(packed) => {
                 let context = packed.context.clone().unwrap_or_default();
                 let tokens = counter.count(&context);

@@ -155,12 +155,23 @@ impl ContextPacker {
     ///     c
     /// };
     /// let chunks = vec![piece("a", 0, 39, 0.9), piece("b", 17, 69, 0.8)];
-    /// let packed = ContextPacker::default().pack_context(&RequestContext::local("acme"), chunks, 100, &ContextFormat::default())?;
+    /// let packed = ContextPacker::default().pack_context_blocking(&RequestContext::local("acme"), chunks, 100, &ContextFormat::default())?;
     /// assert_eq!(packed.context.as_deref(), Some(format!("Streams > Ending\n{text}").as_str()));
     /// assert_eq!(packed.excerpts.len(), 1, "the overlap is printed once");
     /// # Ok::<(), rag_core::PackerError>(())
     /// ```
-    pub fn pack_context(
+    pub async fn pack_context(
+        &self,
+        ctx: &RequestContext,
+        chunks: Vec<Chunk>,
+        budget: i64,
+        format: &ContextFormat,
+    ) -> Result<PackedContext, PackerError> {
+        self.pack_context_blocking(ctx, chunks, budget, format)
+    }
+
+    /// [`pack_context`](Self::pack_context), synchronously.
+    pub fn pack_context_blocking(
         &self,
         ctx: &RequestContext,
         chunks: Vec<Chunk>,

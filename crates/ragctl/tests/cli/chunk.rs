@@ -148,6 +148,8 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
         .stderr(predicate::str::contains("notes.pdf: unsupported file type"))
         .stderr(predicate::str::contains("markdown"))
         .stderr(predicate::str::contains("missing.md: cannot read"));
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr.matches("os error 2").count(), 1, "the OS error once: {stderr}");
     let chunks = jsonl(&assert.get_output().stdout);
     assert!(!chunks.is_empty());
     assert!(chunks.iter().all(|c| c["source_uri"] == "good.md"));
@@ -228,4 +230,293 @@ fn a_large_file_is_streamed_with_the_same_guarantees() {
         );
         assert_eq!(chunk["content"].as_str().unwrap(), &big[start..end]);
     }
+}
+
+#[test]
+fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
+    ragctl()
+        .args(["chunk", "/nonexistent"])
+        .assert()
+        .code(1)
+        .stderr("error: /nonexistent: cannot read: No such file or directory (os error 2)\n");
+    let dir = scratch_dir("noext");
+    std::fs::write(dir.join("README"), "# Read me\n").unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "README"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: README: no file extension to tell the type by; name it with --type",
+        ));
+}
+
+#[test]
+fn a_small_max_tokens_scales_the_default_overlap() {
+    let dir = scratch_dir("overlap");
+    std::fs::write(dir.join("guide.md"), GUIDE_MD).unwrap();
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "guide.md", "--max-tokens", "10", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(jsonl(&out).iter().all(|c| c["token_count"].as_u64().unwrap() <= 10));
+    // An overlap the user chose is still checked as given.
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "guide.md", "--max-tokens", "10", "--overlap-tokens", "64"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--overlap-tokens (64) must be smaller than --max-tokens (10)",
+        ));
+}
+
+#[test]
+fn skipped_files_are_counted_and_listed_with_verbose() {
+    let dir = scratch_dir("skipped");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
+    std::fs::write(dir.join("docs/image.png"), [0u8, 159]).unwrap();
+    std::fs::write(dir.join("docs/data.csv"), "a,b\n").unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "docs"])
+        .assert()
+        .success()
+        .stderr("note: skipped 2 files of unsupported type in directories (-v lists them, --type reads every file)\n");
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "docs", "-v"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "note: docs/data.csv: skipped, not a supported type",
+        ))
+        .stderr(predicate::str::contains(
+            "note: docs/image.png: skipped, not a supported type",
+        ));
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "docs", "--quiet"])
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn ignore_files_and_hidden_entries_are_honoured_as_ripgrep_does() {
+    let dir = scratch_dir("ignore");
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(docs.join("build")).unwrap();
+    // A `.git` directory makes `docs` a repository, where `.gitignore` applies.
+    std::fs::create_dir_all(docs.join(".git")).unwrap();
+    std::fs::write(docs.join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(docs.join(".ignore"), "draft.md\n").unwrap();
+    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
+    std::fs::write(docs.join("draft.md"), "# Draft\n").unwrap();
+    std::fs::write(docs.join("build/out.md"), "# Out\n").unwrap();
+    std::fs::write(docs.join(".hidden.md"), "# Hidden\n").unwrap();
+    let uris = |args: &[&str]| -> Vec<String> {
+        let out = ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "docs", "--format", "jsonl"])
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let mut uris: Vec<String> = jsonl(&out)
+            .iter()
+            .map(|c| c["source_uri"].as_str().unwrap().to_owned())
+            .collect();
+        uris.dedup();
+        uris
+    };
+    assert_eq!(uris(&[]), ["docs/a.md"]);
+    assert_eq!(
+        uris(&["--no-ignore"]),
+        ["docs/a.md", "docs/build/out.md", "docs/draft.md"]
+    );
+    assert_eq!(uris(&["--hidden"]), ["docs/.hidden.md", "docs/a.md"]);
+}
+
+#[test]
+fn each_file_is_chunked_once_and_non_utf8_names_get_distinct_ids() {
+    let dir = scratch_dir("dedup");
+    std::fs::write(dir.join("a.md"), "# A\n\nalpha\n").unwrap();
+    std::fs::write(dir.join("b.md"), "# B\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let name = |bytes: &[u8]| dir.join(std::ffi::OsStr::from_bytes(bytes));
+        std::fs::write(name(b"\xff.md"), "# FF\n").unwrap();
+        std::fs::write(name(b"\xfe.md"), "# FE\n").unwrap();
+        std::fs::write(name(b"100%.md"), "# Percent\n").unwrap();
+    }
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", ".", "./a.md", "a.md", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let chunks = jsonl(&out);
+    let mut ids: Vec<&str> = chunks.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let count = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "ids are unique: {ids:?}");
+    let mut uris: Vec<&str> = chunks.iter().map(|c| c["source_uri"].as_str().unwrap()).collect();
+    uris.dedup();
+    if cfg!(unix) {
+        // Sorted by the names' bytes: 0xFE and 0xFF come last.
+        assert_eq!(uris, ["./100%25.md", "./a.md", "./b.md", "./%FE.md", "./%FF.md"]);
+    }
+    // The stream packs: no duplicate id makes `pack` refuse it.
+    ragctl()
+        .args(["pack", "alpha", "--input", "-"])
+        .write_stdin(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn dangling_and_looping_symlinks_are_reported() {
+    #[cfg(unix)]
+    {
+        let dir = scratch_dir("links");
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
+        std::os::unix::fs::symlink("missing.md", dir.join("docs/dangling.md")).unwrap();
+        std::os::unix::fs::symlink("loop2.md", dir.join("docs/loop1.md")).unwrap();
+        std::os::unix::fs::symlink("loop1.md", dir.join("docs/loop2.md")).unwrap();
+        std::os::unix::fs::symlink("a.md", dir.join("docs/link.md")).unwrap();
+        let assert = ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "docs", "--format", "jsonl"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(
+                "warning: docs/dangling.md: symbolic link cannot be followed",
+            ))
+            .stderr(predicate::str::contains(
+                "warning: docs/loop1.md: symbolic link cannot be followed",
+            ))
+            .stderr(predicate::str::contains(
+                "warning: docs/loop2.md: symbolic link cannot be followed",
+            ));
+        let chunks = jsonl(&assert.get_output().stdout);
+        assert!(
+            chunks.iter().all(|c| c["source_uri"] == "docs/a.md"),
+            "a link to a file already taken is not taken twice"
+        );
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "docs/dangling.md"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::starts_with(
+                "error: docs/dangling.md: symbolic link cannot be followed: No such file or directory",
+            ));
+    }
+}
+
+#[test]
+fn control_characters_in_names_and_content_are_escaped_in_text_output() {
+    let dir = scratch_dir("escape");
+    std::fs::write(
+        dir.join("evil\x1b]0;pwned\x07.md"),
+        "# Title \x1b[2J\n\nBody \x1b]0;x\x07.\n",
+    )
+    .unwrap();
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "."])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    assert!(text.starts_with("./evil\\x1b]0;pwned\\x07.md\n"), "{text}");
+    assert!(text.contains("# Title \\x1b[2J"), "{text}");
+    // JSON Lines keep the bytes (JSON escapes them).
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", ".", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(jsonl(&out)[0]["source_uri"], "./evil\x1b]0;pwned\x07.md");
+}
+
+#[test]
+fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
+    // Over 8 MiB, a file is chunked by the writer; a character that cannot fit a 1-token chunk
+    // fails it after its first chunks were made.
+    let dir = scratch_dir("half");
+    let filler = "Plain words fill the rest of the file.\n\n".repeat((9 << 20) / 40);
+    let big = format!("# Title\n\nA first paragraph.\n\n\u{2f9f4}\n\n{filler}");
+    std::fs::write(dir.join("big.md"), &big).unwrap();
+    std::fs::write(dir.join("small.md"), "# Small\n").unwrap();
+    let assert = ragctl()
+        .current_dir(&dir)
+        .args([
+            "chunk",
+            "big.md",
+            "small.md",
+            "--format",
+            "jsonl",
+            "--max-tokens",
+            "1",
+            "--overlap-tokens",
+            "0",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("max_tokens 1 is too small"))
+        .stderr(predicate::str::contains("of document big.md"));
+    let chunks = jsonl(&assert.get_output().stdout);
+    assert!(!chunks.is_empty());
+    assert!(
+        chunks.iter().all(|c| c["source_uri"] == "small.md"),
+        "nothing of big.md: {:?}",
+        &chunks[..chunks.len().min(3)]
+    );
+}
+
+#[test]
+fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
+    let dir = scratch_dir("limit");
+    std::fs::write(dir.join("small.md"), GUIDE_MD).unwrap();
+    std::fs::write(dir.join("big.md"), "# Big\n\n".repeat(1000)).unwrap();
+    let assert = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "/dev/zero", "big.md", "small.md", "--type", "markdown"])
+        .args(["--format", "jsonl", "--max-input-bytes", "4K"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: /dev/zero: input is larger than --max-input-bytes (4 KiB)",
+        ))
+        .stderr(predicate::str::contains(
+            "error: big.md: input is larger than --max-input-bytes (4 KiB)",
+        ));
+    let chunks = jsonl(&assert.get_output().stdout);
+    assert!(!chunks.is_empty() && chunks.iter().all(|c| c["source_uri"] == "small.md"));
+    ragctl()
+        .args(["chunk", "-", "--type", "text", "--max-input-bytes", "1K"])
+        .write_stdin(vec![b'x'; 2000])
+        .assert()
+        .code(1)
+        .stderr("error: -: input is larger than --max-input-bytes (1 KiB); raise the limit to read it\n");
 }

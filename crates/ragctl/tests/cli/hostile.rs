@@ -338,3 +338,99 @@ fn unknown_fields_are_ignored_and_kept_in_the_output() {
     assert_eq!(chunk["vector"], json!([0.1, 0.2]));
     assert_eq!(chunk["x-custom"], json!({"k": 1}));
 }
+
+#[test]
+fn endless_and_oversized_inputs_are_refused_within_their_limits() {
+    // An endless stream: refused once the input limit is passed.
+    ragctl()
+        .args(["pack", "q", "--input", "/dev/zero", "--max-input-bytes", "8M"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: /dev/zero: input is larger than --max-input-bytes (8 MiB); raise the limit to read it\n");
+    ragctl()
+        .args(["pack", "q", "--max-input-bytes", "64K"])
+        .write_stdin(vec![b'{'; 100_000])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: -: input is larger than --max-input-bytes (64 KiB)",
+        ));
+    // A line over the line limit is named by its number.
+    let long = chunk_line("long", &"word ".repeat(300_000), json!({}));
+    pack_lines(
+        "long-line",
+        &[chunk_line("a", "fine", json!({})), long.clone()],
+        &["--max-line-bytes", "1M"],
+    )
+    .code(1)
+    .stdout("")
+    .stderr("error: in.jsonl:2: line is longer than the limit of 1048576 bytes\n");
+    // Within the limit, the same line is read.
+    pack_lines("long-line-ok", &[long], &["--max-line-bytes", "2M"]).success();
+    // `chunk` on a device without end: refused, the other input still chunked.
+    let dir = scratch_dir("zero");
+    std::fs::write(dir.join("a.txt"), "Some text.\n").unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args([
+            "chunk",
+            "/dev/zero",
+            "a.txt",
+            "--type",
+            "text",
+            "--max-input-bytes",
+            "1M",
+        ])
+        .args(["--format", "jsonl"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("\"source_uri\":\"a.txt\""))
+        .stderr("error: /dev/zero: input is larger than --max-input-bytes (1 MiB); raise the limit to read it\n");
+}
+
+#[test]
+fn byte_order_marks_crlf_nul_and_invalid_utf8_in_jsonl_are_read_or_named_by_line() {
+    let dir = scratch_dir("jsonl-bytes");
+    let mut input = "\u{feff}".as_bytes().to_vec();
+    input.extend_from_slice(chunk_line("a", "first", json!({})).as_bytes());
+    input.extend_from_slice(b"\r\n\r\n");
+    input.extend_from_slice(chunk_line("b", "nul \u{0} inside", json!({})).as_bytes());
+    input.extend_from_slice(b"\r\n");
+    std::fs::write(dir.join("ok.jsonl"), &input).unwrap();
+    let out: Value = serde_json::from_slice(
+        &ragctl()
+            .current_dir(&dir)
+            .args(["pack", "first", "--input", "ok.jsonl", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(out["chunks_in"], 2);
+    // Invalid UTF-8 in a later line, and a byte-order mark anywhere but the start.
+    for (name, bad, message) in [
+        (
+            "utf8",
+            b"{\"id\":\"c\xc3\x28\"}".to_vec(),
+            "error: bad.jsonl:4: invalid UTF-8 at byte 8 of the line\n",
+        ),
+        (
+            "bom",
+            "\u{feff}{}".as_bytes().to_vec(),
+            "error: bad.jsonl:4: expected value at line 1 column 1\n",
+        ),
+    ] {
+        let mut bad_input = input.clone();
+        bad_input.extend_from_slice(&bad);
+        std::fs::write(dir.join("bad.jsonl"), &bad_input).unwrap();
+        ragctl()
+            .current_dir(&dir)
+            .args(["pack", "q", "--input", "bad.jsonl"])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::diff(message).name(name));
+    }
+}

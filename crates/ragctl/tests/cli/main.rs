@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr, missing_docs)]
 
 mod chunk;
+mod conventions;
 mod hostile;
 mod otlp;
 mod pack;

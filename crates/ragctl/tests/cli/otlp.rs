@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
@@ -154,4 +154,87 @@ fn chunk_exports_one_span_per_document() {
         Some(AnyValue::IntValue(crate::GUIDE_MD.len() as i64))
     );
     assert!(matches!(attr("rag.chunk.chunks"), Some(AnyValue::IntValue(n)) if n > 2));
+}
+
+/// A collector that accepts connections and never answers.
+fn silent_collector() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    format!("http://{addr}")
+}
+
+const INPUT: &str = r#"{"id":"a","document_id":"d","content":"Rerankers score pairs.","score":0.9,"token_count":4}"#;
+
+/// The wall time of `ragctl pack` with these variables, and its stderr.
+fn timed_pack(vars: &[(&str, &str)]) -> (Duration, String) {
+    let mut cmd = ragctl();
+    for (name, value) in vars {
+        cmd.env(name, value);
+    }
+    let start = Instant::now();
+    let output = cmd
+        .args(["pack", "rerankers", "--input", "-"])
+        .write_stdin(INPUT)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    (start.elapsed(), String::from_utf8(output.stderr).unwrap())
+}
+
+#[test]
+fn a_collector_that_never_answers_costs_well_under_a_second_and_one_warning() {
+    let endpoint = silent_collector();
+    let (plain, _) = timed_pack(&[]);
+    let (stuck, stderr) = timed_pack(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)]);
+    // The SDK's defaults (10 s export timeout, 5 s shutdown) held every run for 5 s.
+    assert!(
+        stuck < plain + Duration::from_millis(1500),
+        "{stuck:?} with a stuck collector against {plain:?} without"
+    );
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    assert!(stderr.starts_with("warning: traces not exported"), "{stderr}");
+    // A refused connection: the same bound.
+    let refused = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let (elapsed, stderr) = timed_pack(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &refused)]);
+    assert!(elapsed < plain + Duration::from_millis(1500), "{elapsed:?}");
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+}
+
+#[test]
+fn the_standard_timeout_variable_sets_the_bound() {
+    let endpoint = silent_collector();
+    let (elapsed, stderr) = timed_pack(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "1500"),
+    ]);
+    assert!(
+        elapsed >= Duration::from_millis(1500),
+        "the exporter waited its timeout: {elapsed:?}"
+    );
+    assert!(stderr.starts_with("warning: traces not exported"), "{stderr}");
+}
+
+#[test]
+fn export_is_off_when_the_sdk_is_disabled_or_the_exporter_is_none() {
+    let endpoint = silent_collector();
+    let (plain, _) = timed_pack(&[]);
+    for off in [("OTEL_SDK_DISABLED", "true"), ("OTEL_TRACES_EXPORTER", "none")] {
+        let (elapsed, stderr) = timed_pack(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "3000"),
+            off,
+        ]);
+        assert_eq!(stderr, "", "{off:?}: no exporter, no warning");
+        assert!(elapsed < plain + Duration::from_millis(1500), "{off:?}: {elapsed:?}");
+    }
 }

@@ -21,12 +21,13 @@ fn line(id: &str, tenant: Option<&str>, content: &str, score: Option<f64>, token
 }
 
 #[test]
-fn the_demo_corpus_packs_without_input() {
+fn the_demo_corpus_packs_with_demo_and_says_so() {
     ragctl()
-        .args(["pack", "explain reranking", "--top-k", "3"])
+        .args(["pack", "explain reranking", "--top-k", "3", "--demo"])
         .assert()
         .success()
         .stdout(predicate::str::contains("query:          \"explain reranking\""))
+        .stdout(predicate::str::contains("input:          demo corpus"))
         .stdout(predicate::str::contains("tenant:         ragctl-local"))
         .stdout(predicate::str::contains("order:          lost_in_middle"))
         .stdout(predicate::str::contains("budget:         4000 tokens"))
@@ -205,4 +206,198 @@ fn a_pack_with_every_token_count_given_runs_on_stdin() {
     // Each chunk renders to more than its claimed 40 tokens, so one fits in 100, not two.
     assert_eq!(packed["chunks_out"], 1);
     assert_eq!(dropped, ["over_budget"; 4]);
+}
+
+#[test]
+fn piped_stdin_is_read_without_input() {
+    let input = [
+        line("a", None, "Alpha text.", Some(0.9), Some(3)),
+        line("b", None, "Beta text.", Some(0.5), Some(3)),
+    ]
+    .join("\n");
+    let out = ragctl()
+        .args(["pack", "q", "--format", "json"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let packed: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(packed["input"], "-");
+    assert_eq!(packed["chunks_in"], 2, "the piped chunks, not the demo corpus");
+    // Nothing piped in (stdin is empty, not a terminal): an empty pack, and a hint.
+    ragctl()
+        .args(["pack", "q"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("chunks_in:      0"))
+        .stderr(predicate::str::contains("warning: no chunks on stdin; --demo packs"));
+    let demo = ragctl()
+        .args(["pack", "q", "--demo", "--format", "json"])
+        .write_stdin("ignored")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let demo: Value = serde_json::from_slice(&demo).unwrap();
+    assert_eq!(demo["input"], "demo corpus (the project's docs, built in)");
+}
+
+#[test]
+fn top_k_shows_the_best_chunks_not_the_first_in_context_order() {
+    // Lost in the middle puts the best first and the second best last.
+    let input = (1..=6)
+        .map(|i| {
+            line(
+                &format!("c{i}"),
+                None,
+                &format!("text {i}"),
+                Some(1.0 - f64::from(i) / 10.0),
+                Some(2),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let out = ragctl()
+        .args(["pack", "q", "--input", "-", "-k", "2"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with('#')).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].contains("pos=1 ") && rows[0].contains("id=c1"), "{text}");
+    assert!(rows[1].contains("pos=6 ") && rows[1].contains("id=c2"), "{text}");
+}
+
+#[test]
+fn require_tenant_refuses_chunks_without_one_naming_the_line() {
+    let dir = scratch_dir("require-tenant");
+    let input = [
+        line("mine", Some("acme"), "ok", None, None),
+        json!({"id": "typo", "document_id": "d", "content": "x", "Tenant_Id": "globex"}).to_string(),
+    ]
+    .join("\n");
+    std::fs::write(dir.join("in.jsonl"), input).unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args([
+            "pack",
+            "q",
+            "--input",
+            "in.jsonl",
+            "--tenant",
+            "acme",
+            "--require-tenant",
+        ])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "error: in.jsonl:2: chunk typo has no tenant_id, and a tenant is required",
+        ));
+}
+
+#[test]
+fn keys_that_look_like_known_fields_are_warned_about_once() {
+    let input = [
+        json!({"id": "a", "document_id": "d", "content": "x", "Tenant_Id": "globex"}),
+        json!({"id": "b", "document_id": "d", "content": "y", "Tenant_Id": "globex", "token-count": 3}),
+    ]
+    .map(|v| v.to_string())
+    .join("\n");
+    let assert = ragctl()
+        .args(["pack", "q", "--input", "-"])
+        .write_stdin(input.clone())
+        .assert()
+        .success();
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr,
+        "warning: -:1: unknown field `Tenant_Id` is read as an extra field, not as `tenant_id`\n\
+         warning: -:2: unknown field `token-count` is read as an extra field, not as `token_count`\n"
+    );
+    ragctl()
+        .args(["--quiet", "pack", "q", "--input", "-"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn invalid_utf8_names_the_line_and_a_byte_order_mark_is_accepted() {
+    let dir = scratch_dir("utf8");
+    let mut input = b"\xef\xbb\xbf".to_vec();
+    input.extend_from_slice(line("a", None, "ok", None, None).as_bytes());
+    std::fs::write(dir.join("bom.jsonl"), &input).unwrap();
+    input.extend_from_slice(b"\n{\"id\":\"b\xff\"}\n");
+    std::fs::write(dir.join("bad.jsonl"), &input).unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args(["pack", "q", "--input", "bom.jsonl"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("chunks_in:      1"));
+    ragctl()
+        .current_dir(&dir)
+        .args(["pack", "q", "--input", "bad.jsonl"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: bad.jsonl:2: invalid UTF-8 at byte 8 of the line\n");
+}
+
+#[test]
+fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
+    let evil_id = "c\x1b]0;pwned\x07";
+    let input = line(evil_id, None, "Body \x1b[31mred\x1b[0m text.", Some(0.5), Some(4));
+    let out = ragctl()
+        .args(["pack", "q", "--input", "-", "--tenant", "t\u{9b}2J"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{9b}'),
+        "{text:?}"
+    );
+    assert!(text.contains("id=c\\x1b]0;pwned\\x07"), "{text}");
+    assert!(text.contains("tenant:         t\\u{9b}2J"), "{text}");
+    assert!(text.contains("Body \\x1b[31mred"), "{text}");
+    // The context is data for a model: kept as is.
+    ragctl()
+        .args([
+            "pack",
+            "q",
+            "--input",
+            "-",
+            "--format",
+            "context",
+            "--tenant",
+            "t\u{9b}2J",
+        ])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("Body \x1b[31mred\x1b[0m text.\n");
+    // Errors that echo input are escaped too.
+    let foreign = line("x\x1b[2J", Some("evil\x1b]0;t\x07"), "secret", None, None);
+    ragctl()
+        .args(["pack", "q", "--input", "-"])
+        .write_stdin(foreign)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("\x1b").not())
+        .stderr(predicate::str::contains(
+            "chunk x\\x1b[2J belongs to tenant evil\\x1b]0;t\\x07",
+        ));
 }

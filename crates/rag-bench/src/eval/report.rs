@@ -1,0 +1,223 @@
+//! What one pack did for one question, the per-cell summary over all questions, and the table.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::eval::questions::{Origin, Question};
+
+/// What `ragctl pack` did for one question at one strategy and budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackOutcome {
+    /// The gold answer is in the rendered context (see [`crate::eval::answer::contains_answer`]).
+    pub answered: bool,
+    /// Ids of the packed chunks, in the order of the context.
+    pub packed_ids: Vec<String>,
+    /// Packed chunks whose `metadata.kind` is `"heading"`: a heading line and nothing else.
+    pub heading_chunks: usize,
+    /// `tokens_used` as `ragctl pack --format json` reports it.
+    pub tokens_used: u64,
+    /// Tokens of the rendered context under cl100k, counted by the harness.
+    pub rendered_tokens: usize,
+}
+
+/// One strategy and budget, over all questions of a corpus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// `--strategy`.
+    pub strategy: String,
+    /// `--budget`.
+    pub budget: u64,
+    /// Questions asked.
+    pub questions: usize,
+    /// Questions whose answer was in the context.
+    pub answered: usize,
+    /// Handwritten questions asked.
+    pub handwritten: usize,
+    /// Handwritten questions whose answer was in the context.
+    pub handwritten_answered: usize,
+    /// Mean heading-only chunks packed per question.
+    pub heading_chunks: f64,
+    /// Mean chunks packed per question.
+    pub chunks: f64,
+    /// Mean `tokens_used` per question.
+    pub tokens_used: f64,
+    /// Mean rendered tokens per question.
+    pub rendered_tokens: f64,
+    /// Questions whose rendered context had more tokens than the budget.
+    pub over_budget: usize,
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, count) = values.fold((0.0, 0usize), |(sum, count), v| (sum + v, count + 1));
+    if count == 0 { 0.0 } else { sum / count as f64 }
+}
+
+/// Summarises the outcomes of one strategy and budget; `outcomes[i]` belongs to `questions[i]`.
+///
+/// ```
+/// use rag_bench::eval::report::{PackOutcome, summarise};
+/// let packed = PackOutcome { answered: true, packed_ids: vec!["a#0".into(), "a#1".into()],
+///     heading_chunks: 1, tokens_used: 490, rendered_tokens: 510 };
+/// let summary = summarise(&[], "greedy", 500, &[packed]);
+/// assert_eq!((summary.answered, summary.chunks, summary.over_budget), (1, 2.0, 1));
+/// ```
+pub fn summarise(questions: &[Question], strategy: &str, budget: u64, outcomes: &[PackOutcome]) -> Summary {
+    let pairs = || questions.iter().zip(outcomes);
+    let handwritten = || pairs().filter(|(q, _)| q.origin == Origin::Handwritten);
+    Summary {
+        strategy: strategy.to_owned(),
+        budget,
+        questions: outcomes.len(),
+        answered: outcomes.iter().filter(|o| o.answered).count(),
+        handwritten: handwritten().count(),
+        handwritten_answered: handwritten().filter(|(_, o)| o.answered).count(),
+        heading_chunks: mean(outcomes.iter().map(|o| o.heading_chunks as f64)),
+        chunks: mean(outcomes.iter().map(|o| o.packed_ids.len() as f64)),
+        tokens_used: mean(outcomes.iter().map(|o| o.tokens_used as f64)),
+        rendered_tokens: mean(outcomes.iter().map(|o| o.rendered_tokens as f64)),
+        over_budget: outcomes
+            .iter()
+            .filter(|o| u64::try_from(o.rendered_tokens).map_or(true, |t| t > budget))
+            .count(),
+    }
+}
+
+fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "-".to_owned()
+    } else {
+        format!("{:.1}% ({part}/{whole})", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+/// The summaries as a Markdown table, one row per strategy and budget in the order given, so the
+/// output pastes into `docs/quality.md` as it is.
+///
+/// ```
+/// use rag_bench::eval::report::{Summary, format_table};
+/// let row = Summary { strategy: "greedy".into(), budget: 500, questions: 4, answered: 3, handwritten: 2,
+///     handwritten_answered: 1, heading_chunks: 4.25, chunks: 8.5, tokens_used: 497.0, rendered_tokens: 512.75, over_budget: 1 };
+/// let table = format_table(&[row]);
+/// assert!(table.ends_with("| greedy | 500 | 75.0% (3/4) | 50.0% (1/2) | 4.2 | 8.5 | 497.0 | 512.8 | 1 |\n"));
+/// ```
+pub fn format_table(summaries: &[Summary]) -> String {
+    let mut out = String::from(
+        "| strategy | budget | answer in context | handwritten only | heading-only chunks | chunks | tokens_used | rendered tokens | over budget |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for s in summaries {
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
+            s.strategy,
+            s.budget,
+            share(s.answered, s.questions),
+            share(s.handwritten_answered, s.handwritten),
+            s.heading_chunks,
+            s.chunks,
+            s.tokens_used,
+            s.rendered_tokens,
+            s.over_budget,
+        );
+    }
+    out
+}
+
+/// The raw results of one question as JSON, so two runs can be compared question by question:
+/// `cells` are the (strategy, budget, outcome) of each pack, `in_one_chunk` whether some chunk of
+/// the corpus holds the answer's span whole (`None` when the chunks carry no usable spans).
+pub fn question_json(question: &Question, in_one_chunk: Option<bool>, cells: &[(&str, u64, &PackOutcome)]) -> Value {
+    json!({
+        "id": question.id,
+        "origin": question.origin.as_str(),
+        "file": question.file,
+        "span": [question.span.start, question.span.end],
+        "in_one_chunk": in_one_chunk,
+        "results": cells.iter().map(|(strategy, budget, o)| json!({
+            "strategy": strategy,
+            "budget": budget,
+            "answered": o.answered,
+            "heading_chunks": o.heading_chunks,
+            "tokens_used": o.tokens_used,
+            "rendered_tokens": o.rendered_tokens,
+            "packed": o.packed_ids,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(id: &str, origin: Origin) -> Question {
+        Question {
+            id: id.to_owned(),
+            question: "q".to_owned(),
+            file: "a.md".to_owned(),
+            answer: "a b c d".to_owned(),
+            origin,
+            span: 0..7,
+        }
+    }
+
+    fn outcome(answered: bool, chunks: usize, headings: usize, used: u64, rendered: usize) -> PackOutcome {
+        PackOutcome {
+            answered,
+            packed_ids: (0..chunks).map(|i| format!("a.md#{i}")).collect(),
+            heading_chunks: headings,
+            tokens_used: used,
+            rendered_tokens: rendered,
+        }
+    }
+
+    #[test]
+    fn summary_splits_handwritten_and_counts_contexts_over_the_budget() {
+        let questions = [
+            question("q1", Origin::Handwritten),
+            question("q2", Origin::Derived),
+            question("q3", Origin::Handwritten),
+        ];
+        let outcomes = [
+            outcome(true, 8, 4, 499, 520),
+            outcome(true, 2, 0, 300, 500),
+            outcome(false, 5, 1, 450, 460),
+        ];
+        let s = summarise(&questions, "knapsack", 500, &outcomes);
+        assert_eq!(
+            (s.questions, s.answered, s.handwritten, s.handwritten_answered),
+            (3, 2, 2, 1)
+        );
+        assert_eq!((s.chunks, s.heading_chunks), (5.0, 5.0 / 3.0));
+        assert_eq!((s.tokens_used, s.rendered_tokens), (1249.0 / 3.0, 1480.0 / 3.0));
+        assert_eq!(s.over_budget, 1, "500 rendered tokens fit a budget of 500; 520 do not");
+    }
+
+    #[test]
+    fn table_has_one_row_per_cell_in_order_and_a_dash_for_no_questions() {
+        let questions = [question("q1", Origin::Derived)];
+        let rows = [
+            summarise(&questions, "greedy", 500, &[outcome(true, 3, 1, 480, 490)]),
+            summarise(&questions, "optimal", 2000, &[outcome(false, 10, 2, 1999, 2003)]),
+        ];
+        assert_eq!(
+            format_table(&rows),
+            "| strategy | budget | answer in context | handwritten only | heading-only chunks | chunks | tokens_used | rendered tokens | over budget |\n\
+             |---|--:|--:|--:|--:|--:|--:|--:|--:|\n\
+             | greedy | 500 | 100.0% (1/1) | - | 1.0 | 3.0 | 480.0 | 490.0 | 0 |\n\
+             | optimal | 2000 | 0.0% (0/1) | - | 2.0 | 10.0 | 1999.0 | 2003.0 | 1 |\n"
+        );
+    }
+
+    #[test]
+    fn question_json_holds_the_span_and_every_pack() {
+        let q = question("q1", Origin::Handwritten);
+        let o = outcome(true, 2, 1, 90, 95);
+        let value = question_json(&q, Some(true), &[("greedy", 500, &o)]);
+        assert_eq!(value["span"], json!([0, 7]));
+        assert_eq!(value["origin"], "handwritten");
+        assert_eq!(value["results"][0]["packed"], json!(["a.md#0", "a.md#1"]));
+        assert_eq!(value["results"][0]["answered"], true);
+    }
+}

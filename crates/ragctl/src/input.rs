@@ -1,0 +1,161 @@
+//! Reading inputs within their size limits: whole files and stdin for `chunk`, JSON Lines for
+//! `pack`.
+
+use std::io::Read;
+use std::path::Path;
+
+use rag_core::Chunk;
+use rag_core::jsonl::{FieldNameWarning, JsonlConfig, JsonlError};
+use rayon::prelude::*;
+
+/// The error of an input that is larger than its limit.
+fn too_large(name: &str, flag: &str, limit: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{name}: input is larger than {flag} ({}); raise the limit to read it",
+        format_size(limit)
+    )
+}
+
+/// Parses a size for the `--max-*-bytes` flags: a number of bytes, optionally followed by K, M or
+/// G (binary multiples: KiB, MiB and GiB are accepted too).
+pub(crate) fn parse_size(value: &str) -> Result<u64, String> {
+    let trimmed = value.trim();
+    let split = trimmed.find(|c: char| !c.is_ascii_digit()).unwrap_or(trimmed.len());
+    let (digits, unit) = trimmed.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("{value:?} is not a size (a number of bytes, optionally with K, M or G)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        other => return Err(format!("unknown size unit {other:?}: use K, M or G")),
+    };
+    let bytes = number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("{value:?} is too large"))?;
+    if bytes == 0 {
+        return Err("the limit must be at least 1 byte".to_owned());
+    }
+    Ok(bytes)
+}
+
+/// A size as the messages print it: `256 MiB`, or a number of bytes.
+pub(crate) fn format_size(bytes: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Reads `reader` to its end, or fails as soon as it yields more than `limit` bytes: a stream
+/// without end (`/dev/zero`) costs `limit` bytes of memory, not all of it.
+pub(crate) fn read_limited(reader: impl Read, name: &str, limit: u64, flag: &'static str) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| rag_core::ParseError::Io {
+            source_uri: name.to_owned(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(name, flag, limit));
+    }
+    Ok(bytes)
+}
+
+/// Reads a file within `limit`: a regular file's size is checked before anything is read.
+pub(crate) fn read_file_limited(path: &Path, name: &str, limit: u64, flag: &'static str) -> anyhow::Result<Vec<u8>> {
+    let io_error = |source| rag_core::ParseError::Io {
+        source_uri: name.to_owned(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
+    if metadata.is_dir() {
+        anyhow::bail!("{name}: is a directory");
+    }
+    if metadata.is_file() && metadata.len() > limit {
+        return Err(too_large(name, flag, limit));
+    }
+    read_limited(file, name, limit, flag)
+}
+
+/// The chunks of a JSONL input (a file, or stdin for `-`) and the warnings about its field names.
+///
+/// The input is read whole (within `max_input_bytes`), then its lines are parsed in parallel:
+/// parsing dominates a large `pack`, and lines are independent. The error is the one
+/// `rag_core::jsonl::read_chunks` gives: the first bad line in line order.
+pub(crate) fn read_jsonl(
+    path: &Path,
+    config: &JsonlConfig,
+    max_input_bytes: u64,
+) -> anyhow::Result<(Vec<Chunk>, Vec<FieldNameWarning>)> {
+    const FLAG: &str = "--max-input-bytes";
+    let (name, input) = if path.as_os_str() == "-" {
+        let name = "-".to_owned();
+        let input = read_limited(std::io::stdin().lock(), &name, max_input_bytes, FLAG)?;
+        (name, input)
+    } else {
+        let name = crate::walk::path_uri(path);
+        let input = read_file_limited(path, &name, max_input_bytes, FLAG)?;
+        (name, input)
+    };
+    let lines: Vec<(usize, &[u8])> = rag_core::jsonl::lines(&input).collect();
+    let parsed: Vec<(usize, Result<Option<Chunk>, JsonlError>)> = lines
+        .into_par_iter()
+        .map(|(index, line)| {
+            (
+                index + 1,
+                rag_core::jsonl::parse_numbered_line(line, index, &name, config),
+            )
+        })
+        .collect();
+    let mut chunks = Vec::with_capacity(parsed.len());
+    let mut numbers = Vec::with_capacity(parsed.len());
+    for (number, line) in parsed {
+        if let Some(chunk) = line? {
+            chunks.push(chunk);
+            numbers.push(number);
+        }
+    }
+    let warnings = rag_core::jsonl::field_name_warnings(numbers.into_iter().zip(&chunks), &name);
+    Ok((chunks, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("64K"), Ok(64 << 10));
+        assert_eq!(parse_size("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12Q").unwrap_err().contains("unit"));
+        assert!(parse_size("-1").is_err());
+        assert_eq!(format_size(256 << 20), "256 MiB");
+        assert_eq!(format_size(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn an_endless_stream_stops_one_byte_past_the_limit() {
+        let err = read_limited(std::io::repeat(0), "/dev/zero", 4096, "--max-input-bytes").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/dev/zero: input is larger than --max-input-bytes (4 KiB); raise the limit to read it"
+        );
+        assert_eq!(
+            read_limited(&[1u8; 4096][..], "x", 4096, "--max-input-bytes")
+                .unwrap()
+                .len(),
+            4096
+        );
+    }
+}
