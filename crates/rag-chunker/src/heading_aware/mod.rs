@@ -1,0 +1,265 @@
+//! The heading-aware chunker: one chunk per heading, body blocks packed under their heading
+//! within a token budget, overlap that stays inside its section.
+//!
+//! [`HeadingAwareChunker::chunk_document_each`] checks the blocks and walks them in order; the
+//! stages it drives are modules:
+//! - `sections`: the heading stack, body units gathered into the pending chunk, flushes;
+//! - `units`: a block cut into the units packing never cuts (the block, its sentences or lines,
+//!   hard-split pieces that fit the budget);
+//! - `counting`: what the tokenizer is handed, and a chunk's exact count summed from its units;
+//! - `overlap`: the tail of a flushed chunk that starts the next one of its section.
+//!
+//! Cost model: every piece of text is counted a bounded number of times, never as a growing
+//! buffer. Each block is counted once as a unit (an oversize block once more as sentences or lines,
+//! and hard-split text a few times in windows of bounded size); units are packed by the sum of
+//! their counts. When the counter promises that counts add up across line starts
+//! ([`TokenCounter::splits_at_line_starts`]), a unit followed by a line start is counted together
+//! with the whitespace up to it, and a chunk's exact count is the sum of such counts: only its last
+//! unit, and stretches of units joined by spaces, are counted again. Otherwise each chunk's exact
+//! count is taken once when it is flushed (a chunk of a single unit reuses the unit's count).
+//! Overlap costs one count of a short tail per chunk.
+
+mod counting;
+mod overlap;
+mod sections;
+mod units;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rag_core::{
+    BlockType, Chunk, ChunkError, Chunker, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
+};
+
+use self::counting::Counting;
+use self::sections::Run;
+use self::units::Split;
+use crate::sentence::trim_range;
+
+/// Cuts parsed documents into chunks along their headings, within a token budget.
+///
+/// - Each heading becomes one chunk (`metadata.kind = "heading"`, `metadata.level`), whose parent
+///   is the closest enclosing heading of a strictly smaller level.
+/// - Body blocks accumulate under the current heading until the next one would push the chunk past
+///   `max_tokens`; the chunk (`kind = "body"`) then flushes, its parent the current heading.
+/// - `metadata.heading_path` lists the titles of the enclosing headings, outermost first: for a
+///   body chunk every open heading including its own section's, for a heading chunk only its
+///   ancestors (not itself).
+/// - A chunk's content is exactly the source text of its span, and its `token_count` the exact
+///   count of that content; no chunk exceeds `max_tokens`.
+/// - The next body chunk of a section starts about `overlap_tokens` before the previous one ended,
+///   at a sentence or word boundary; overlap counts inside `max_tokens` and never reaches back
+///   over a heading.
+/// - Oversize blocks split on sentences (code on lines), then by token count at a character
+///   boundary (a word boundary where there is one). An oversize heading's first piece is the
+///   heading chunk; the rest become body text of its section.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rag_chunker::{HeadingAwareChunker, TiktokenCounter};
+/// use rag_core::{Block, BlockType, Document, HeadingLevel, ParsedDocument, RequestContext, Span};
+///
+/// let text = "# Setup\n\nInstall it.".to_owned();
+/// let parsed = ParsedDocument {
+///     document: Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text },
+///     blocks: vec![
+///         Block::heading(HeadingLevel::H1, "Setup", Span::new(0, 7)),
+///         Block::new(BlockType::Paragraph, Span::new(9, 20)),
+///     ],
+/// };
+/// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
+/// let chunks = chunker.chunk_document(&RequestContext::local("acme"), &parsed)?;
+/// assert_eq!(chunks[1].id.as_str(), "doc#1");
+/// assert_eq!(chunks[1].parent_id.as_ref().map(|id| id.as_str()), Some("doc#0"));
+/// assert_eq!(chunks[1].metadata["heading_path"], serde_json::json!(["Setup"]));
+/// # Ok::<(), rag_core::ChunkError>(())
+/// ```
+#[derive(Clone)]
+pub struct HeadingAwareChunker {
+    max_tokens: usize,
+    overlap_tokens: usize,
+    counter: Arc<dyn TokenCounter>,
+}
+
+impl std::fmt::Debug for HeadingAwareChunker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeadingAwareChunker")
+            .field("max_tokens", &self.max_tokens)
+            .field("overlap_tokens", &self.overlap_tokens)
+            .field("counter", &self.counter.name())
+            .finish()
+    }
+}
+
+impl HeadingAwareChunker {
+    /// A chunker with a budget of `max_tokens` per chunk, of which about `overlap_tokens` may repeat
+    /// the end of the previous chunk of the same section, counted by `counter`.
+    ///
+    /// `max_tokens` must be at least 1 and `overlap_tokens` below it.
+    pub fn new(max_tokens: usize, overlap_tokens: usize, counter: Arc<dyn TokenCounter>) -> Result<Self, ChunkError> {
+        if max_tokens == 0 {
+            return Err(ChunkError::InvalidConfig {
+                message: "max_tokens must be at least 1".into(),
+            });
+        }
+        if overlap_tokens >= max_tokens {
+            return Err(ChunkError::InvalidConfig {
+                message: format!("overlap_tokens ({overlap_tokens}) must be below max_tokens ({max_tokens})"),
+            });
+        }
+        Ok(Self {
+            max_tokens,
+            overlap_tokens,
+            counter,
+        })
+    }
+
+    /// The most tokens a chunk may have.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// About how many tokens a body chunk repeats from the previous chunk of its section.
+    pub fn overlap_tokens(&self) -> usize {
+        self.overlap_tokens
+    }
+
+    /// The tokenizer budgets and `token_count`s are in.
+    pub fn counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.counter
+    }
+
+    /// Chunks one parsed document; an empty document gives no chunks.
+    ///
+    /// Blocks must lie inside the text on character boundaries and must not overlap or go
+    /// backwards: otherwise the error names the block.
+    pub fn chunk_document(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError> {
+        let mut chunks = Vec::new();
+        self.chunk_document_each(ctx, parsed, &mut |chunk| chunks.push(chunk))?;
+        Ok(chunks)
+    }
+
+    /// Like [`chunk_document`](Self::chunk_document), but hands each chunk to `sink` as soon as it
+    /// is complete, in order, instead of collecting them: a caller that writes chunks out (or
+    /// embeds them) never holds a large document's chunks all at once.
+    ///
+    /// On error, the chunks already handed over stay valid; the document's remaining chunks are
+    /// not produced.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+    /// use rag_core::{RequestContext, SourceBytes};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let text = b"# Setup\n\nInstall it.\n";
+    /// let source = SourceBytes { document_id: &"d".into(), corpus_id: &"c".into(), source_uri: "d.md", bytes: text };
+    /// let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+    /// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
+    /// let mut positions = Vec::new();
+    /// chunker.chunk_document_each(&ctx, &parsed, &mut |chunk| positions.push(chunk.position))?;
+    /// assert_eq!(positions, [0, 1]);
+    /// # Ok::<(), rag_core::Error>(())
+    /// ```
+    pub fn chunk_document_each(
+        &self,
+        ctx: &RequestContext,
+        parsed: &ParsedDocument,
+        sink: &mut dyn FnMut(Chunk),
+    ) -> Result<(), ChunkError> {
+        let _span = tracing::debug_span!(
+            "chunk_document",
+            document_id = %parsed.document.id,
+            blocks = parsed.blocks.len() as i64
+        )
+        .entered();
+        validate_blocks(parsed)?;
+        let document = &parsed.document;
+        let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
+        let mut run = Run::new(counting, self.overlap_tokens, ctx, document, sink);
+        let blocks: Vec<(usize, Range<usize>)> = parsed
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(index, block)| (index, trim_range(&document.text, block.span.range())))
+            .filter(|(_, range)| !range.is_empty())
+            .collect();
+        for (at, (index, range)) in blocks.iter().cloned().enumerate() {
+            let block = &parsed.blocks[index];
+            // Where the next unit of the same section starts, if a body block follows: the last
+            // unit of this block may then be counted together with the whitespace up to it.
+            let next = blocks
+                .get(at + 1)
+                .filter(|(next, _)| parsed.blocks[*next].block_type != BlockType::Heading)
+                .map(|(_, next)| next.start);
+            if block.block_type == BlockType::Heading {
+                let level = block.level.ok_or_else(|| ChunkError::MalformedBlock {
+                    document_id: document.id.clone(),
+                    block_index: index,
+                    message: "heading block has no level".into(),
+                })?;
+                let title = parsed.block_text(block).unwrap_or_default();
+                run.heading(level.get(), title.trim(), range)?;
+            } else {
+                let split = if block.block_type == BlockType::Code {
+                    Split::Lines
+                } else {
+                    Split::Sentences
+                };
+                run.body(range, split, next)?;
+            }
+        }
+        run.end_section()?;
+        tracing::debug!(chunks = run.emitted() as i64, "chunked");
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Chunker for HeadingAwareChunker {
+    async fn chunk(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError> {
+        self.chunk_document(ctx, parsed)
+    }
+
+    /// Always healthy: the tokenizer is in memory and counting cannot fail.
+    async fn health(&self) -> Health {
+        Health::Healthy
+    }
+}
+
+/// Checks that every block span is a slice of the text and that spans never go backwards.
+fn validate_blocks(parsed: &ParsedDocument) -> Result<(), ChunkError> {
+    let text = &parsed.document.text;
+    let mut previous_end = 0usize;
+    for (index, block) in parsed.blocks.iter().enumerate() {
+        let span = block.span;
+        let problem = if span.start > span.end {
+            Some(format!("span {}..{} is reversed", span.start, span.end))
+        } else if span.end > text.len() {
+            Some(format!(
+                "span {}..{} is outside the {}-byte text",
+                span.start,
+                span.end,
+                text.len()
+            ))
+        } else if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+            Some(format!("span {}..{} splits a character", span.start, span.end))
+        } else if span.start < previous_end {
+            Some(format!(
+                "span {}..{} overlaps the previous block, which ends at {previous_end}",
+                span.start, span.end
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return Err(ChunkError::MalformedBlock {
+                document_id: parsed.document.id.clone(),
+                block_index: index,
+                message,
+            });
+        }
+        previous_end = previous_end.max(span.end);
+    }
+    Ok(())
+}
