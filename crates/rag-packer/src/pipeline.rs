@@ -6,11 +6,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rag_chunker::TiktokenCounter;
 use rag_core::{
     Chunk, ChunkId, ConflictAnnotation, DropReason, DroppedChunk, PackOrder, PackedContext, PackerError,
     RequestContext, SelectionStrategy, TokenCounter,
 };
+use rag_tokens::TiktokenCounter;
 use tracing::field::Empty;
 
 use crate::conflicts::detect_conflicts;

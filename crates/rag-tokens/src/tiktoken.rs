@@ -1,15 +1,15 @@
-//! Token counters on `tiktoken-rs`.
+//! The `tiktoken-rs` backend.
 //!
-//! Building a BPE table costs 60-150 ms in release builds (over a second in debug), so tables are
-//! built only on the first count (a packer whose chunks all carry a cached `token_count` never
-//! pays for one), shared by every counter that names the encoding, and kept for the process.
+//! Building a BPE table is slow (tens of milliseconds in release builds, over a second in debug),
+//! so tables are built only on the first count (a packer whose chunks all carry a cached
+//! `token_count` never pays for one), shared by every counter that names the encoding, and kept
+//! for the process.
 //!
 //! One table per encoding is not quite enough on several threads: tiktoken-rs gives each thread
 //! its own copy of the pre-tokenizer regex, but the copies share the compiled pattern's inner
-//! matchers and with them one pool of match caches, which serialises the threads. Measured here,
-//! two threads encoding with one shared table took 1.5 to 2.5 times as long as with a table each.
-//! So threads are spread over up to [`TABLES_PER_ENCODING`] tables, each built on the first count
-//! of a thread that needs it.
+//! matchers and with them one pool of match caches, which serialises the threads (see
+//! `docs/performance.md`). So threads are spread over up to [`TABLES_PER_ENCODING`] tables, each
+//! built on the first count of a thread that needs it.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,8 +17,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rag_core::{ChunkError, TokenCounter};
 use tiktoken_rs::CoreBPE;
 
+use crate::unknown_encoding;
+
 /// The most tables one encoding gets, one per slot of threads (see the module documentation). A
-/// table takes about 23 MB and 60-80 ms to build; the first slot is tiktoken-rs's own singleton.
+/// table takes about 23 MB; the first slot is tiktoken-rs's own singleton.
 pub const TABLES_PER_ENCODING: usize = 4;
 
 /// The tables of one encoding, by thread slot.
@@ -63,16 +65,13 @@ thread_local! {
     static THREAD_SLOT: usize = NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % TABLES_PER_ENCODING;
 }
 
-/// The encodings [`TiktokenCounter`] knows, by their tiktoken names.
-pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
-
 /// Counts tokens with an OpenAI BPE encoding (`cl100k_base` or `o200k_base`).
 ///
 /// `cl100k_base` is the tokenizer of GPT-4 and GPT-3.5 and of OpenAI's embedding models, and a fair
 /// estimate for other model families; `o200k_base` is GPT-4o's.
 ///
 /// ```
-/// use rag_chunker::TiktokenCounter;
+/// use rag_tokens::TiktokenCounter;
 /// use rag_core::TokenCounter;
 ///
 /// let counter = TiktokenCounter::new("cl100k_base")?;
@@ -84,14 +83,6 @@ pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
 pub struct TiktokenCounter {
     tables: &'static Tables,
     name: &'static str,
-}
-
-/// The error for an encoding name neither backend knows.
-fn unknown_encoding(name: &str) -> ChunkError {
-    ChunkError::Tokenizer {
-        tokenizer: name.to_owned(),
-        message: format!("unknown encoding; supported: {}", SUPPORTED_ENCODINGS.join(", ")),
-    }
 }
 
 impl TiktokenCounter {
@@ -141,83 +132,6 @@ impl TokenCounter for TiktokenCounter {
     /// non-whitespace: the ones that match line breaks end with them or hold only whitespace), the
     /// regexes have no look-behind, and BPE encodes each piece on its own. The tests check the sum
     /// over such splits against whole-text counts on the fixtures and on generated text.
-    fn splits_at_line_starts(&self) -> bool {
-        true
-    }
-}
-
-/// Counts tokens with the `bpe-openai` crate: the same counts as [`TiktokenCounter`] (the tests
-/// compare them on the fixtures and on generated text), about twice as fast, for a larger binary.
-///
-/// Only with the cargo feature `bpe-openai`. Its tables, like tiktoken-rs's, are built once per
-/// process on the first count.
-///
-/// ```
-/// use rag_chunker::tokens::BpeOpenAiCounter;
-/// use rag_core::TokenCounter;
-///
-/// let counter = BpeOpenAiCounter::new("cl100k_base")?;
-/// assert_eq!(counter.name(), "tiktoken:cl100k_base");
-/// assert_eq!(counter.count("hello world"), 2);
-/// # Ok::<(), rag_core::ChunkError>(())
-/// ```
-#[cfg(feature = "bpe-openai")]
-#[derive(Clone, Copy)]
-pub struct BpeOpenAiCounter {
-    bpe: fn() -> &'static bpe_openai::Tokenizer,
-    name: &'static str,
-}
-
-#[cfg(feature = "bpe-openai")]
-impl BpeOpenAiCounter {
-    /// A counter for `encoding` (`cl100k_base` or `o200k_base`); an unknown name is an error
-    /// listing the supported ones.
-    ///
-    /// Its [`name`](TokenCounter::name) is the tiktoken one (`tiktoken:cl100k_base`): the counts are
-    /// the same, so chunks counted by either backend are interchangeable.
-    pub fn new(encoding: &str) -> Result<Self, ChunkError> {
-        let (bpe, name): (fn() -> &'static bpe_openai::Tokenizer, _) = match encoding {
-            "cl100k_base" => (bpe_openai::cl100k_base, "tiktoken:cl100k_base"),
-            "o200k_base" => (bpe_openai::o200k_base, "tiktoken:o200k_base"),
-            other => return Err(unknown_encoding(other)),
-        };
-        Ok(Self { bpe, name })
-    }
-
-    /// The `cl100k_base` counter.
-    pub fn cl100k() -> Self {
-        Self {
-            bpe: bpe_openai::cl100k_base,
-            name: "tiktoken:cl100k_base",
-        }
-    }
-
-    /// The token ids of `text` (the same ids as [`TiktokenCounter::encode`]).
-    pub fn encode(&self, text: &str) -> Vec<u32> {
-        (self.bpe)().encode(text)
-    }
-}
-
-#[cfg(feature = "bpe-openai")]
-impl std::fmt::Debug for BpeOpenAiCounter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BpeOpenAiCounter").field("name", &self.name).finish()
-    }
-}
-
-#[cfg(feature = "bpe-openai")]
-impl TokenCounter for BpeOpenAiCounter {
-    fn count(&self, text: &str) -> usize {
-        (self.bpe)().count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    /// True, for the same reason as [`TiktokenCounter`]'s: `bpe-openai` runs the same
-    /// pre-tokenizer (its look-ahead rewritten as a one-character match it gives back) and encodes
-    /// each piece on its own.
     fn splits_at_line_starts(&self) -> bool {
         true
     }
