@@ -191,18 +191,18 @@ pub fn content_or_ref(chunks: &[Chunk]) -> Vec<String> {
         .collect()
 }
 
-/// No chunk has more tokens than the budget.
+/// No chunk has more tokens than the budget (a chunk the checking counter fails on is reported).
 pub fn within_budget(chunks: &[Chunk], budget: Budget<'_>) -> Vec<String> {
     chunks
         .iter()
-        .filter_map(|c| {
-            let n = budget.counter.count(c.content()?);
-            (n > budget.max_tokens).then(|| {
+        .filter_map(|c| match budget.counter.count(c.content()?) {
+            Ok(n) => (n > budget.max_tokens).then(|| {
                 format!(
                     "chunk {} has {n} tokens, over the budget of {}",
                     c.id, budget.max_tokens
                 )
-            })
+            }),
+            Err(err) => Some(format!("chunk {}: cannot check its tokens: {err}", c.id)),
         })
         .collect()
 }
@@ -213,7 +213,10 @@ pub fn exact_token_count(chunks: &[Chunk], counter: &dyn TokenCounter) -> Vec<St
         .iter()
         .filter_map(|c| {
             let content = c.content()?;
-            let actual = counter.count(content);
+            let actual = match counter.count(content) {
+                Ok(actual) => actual,
+                Err(err) => return Some(format!("chunk {}: cannot check its token_count: {err}", c.id)),
+            };
             (c.token_count != Some(actual)).then(|| {
                 format!(
                     "chunk {}: token_count is {:?}, {} counts {actual}",

@@ -3,7 +3,7 @@
 
 use rag_core::{
     Block, BlockType, Chunk, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Principal,
-    RequestContext, Span, TokenCounter, async_trait,
+    RequestContext, Span, TokenCounter, TokenizerError, async_trait,
 };
 use serde_json::json;
 
@@ -13,8 +13,8 @@ use crate::chunker::{Budget, check_chunker};
 struct Words;
 
 impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok(text.split_whitespace().count())
     }
 
     fn name(&self) -> &str {
@@ -89,7 +89,12 @@ impl Chunker for Toy {
             };
             chunk.span = Some(span);
             chunk.acl_labels = ctx.principal.acl_labels.clone();
-            chunk.token_count = Some(Words.count(content) + usize::from(self.fault == Fault::WrongTokenCount));
+            let tokens = Words.count(content).map_err(|source| ChunkError::TokenCount {
+                document_id: parsed.document.id.clone(),
+                offset: Some(span.start),
+                source,
+            })?;
+            chunk.token_count = Some(tokens + usize::from(self.fault == Fault::WrongTokenCount));
             if self.fault == Fault::ContentNotSpan {
                 chunk.set_body(Some(content.to_uppercase()), None).ok();
             }

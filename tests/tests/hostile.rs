@@ -13,7 +13,7 @@ use rag_contract::corpus;
 use rag_contract::packer::{PackerCase, PackerSpec, check_packer};
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
-    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
+    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -421,7 +421,7 @@ struct Metered {
 }
 
 impl TokenCounter for Metered {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         self.bytes.fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
         self.inner.count(text)
     }

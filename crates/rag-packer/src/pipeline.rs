@@ -561,7 +561,7 @@ fn saturating_i64(n: usize) -> i64 {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use rag_core::{ChunkId, ConflictKind, TrustLevel};
+    use rag_core::{ChunkId, ConflictKind, TokenizerError, TrustLevel};
 
     use super::*;
 
@@ -570,9 +570,9 @@ mod tests {
     struct Words(AtomicUsize);
 
     impl TokenCounter for Words {
-        fn count(&self, text: &str) -> usize {
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
             self.0.fetch_add(1, Ordering::Relaxed);
-            text.split_whitespace().count()
+            Ok(text.split_whitespace().count())
         }
 
         fn name(&self) -> &str {

@@ -15,7 +15,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rag_core::{Chunk, ChunkId, TokenCounter};
+use rag_core::{Chunk, ChunkId, TokenCounter, TokenizerError};
 use serde_json::Value;
 
 use crate::order::sides_order;
@@ -67,6 +67,14 @@ pub enum RepackError {
         chunk_id: ChunkId,
         /// The score.
         score: f64,
+    },
+    /// The token counter of [`SizeFn::Tokens`] failed on a chunk without a cached `token_count`.
+    #[error("chunk {chunk_id}: {source}")]
+    Tokenizer {
+        /// The chunk whose content was being counted.
+        chunk_id: ChunkId,
+        /// The counter's error.
+        source: TokenizerError,
     },
 }
 
@@ -145,7 +153,10 @@ impl SizeFn {
                 }),
             Self::Tokens(counter) => match (chunk.token_count, chunk.content()) {
                 (Some(tokens), _) => Ok(tokens),
-                (None, Some(content)) => Ok(counter.count(content)),
+                (None, Some(content)) => counter.count(content).map_err(|source| RepackError::Tokenizer {
+                    chunk_id: chunk.id.clone(),
+                    source,
+                }),
                 (None, None) => Err(RepackError::MissingTokenCount {
                     chunk_id: chunk.id.clone(),
                 }),
@@ -776,8 +787,8 @@ mod tests {
     fn size_functions() {
         struct Words;
         impl TokenCounter for Words {
-            fn count(&self, text: &str) -> usize {
-                text.split_whitespace().count()
+            fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+                Ok(text.split_whitespace().count())
             }
             fn name(&self) -> &str {
                 "words"

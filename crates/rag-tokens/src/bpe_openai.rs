@@ -1,6 +1,6 @@
 //! The `bpe-openai` backend (cargo feature `bpe-openai`).
 
-use rag_core::{ChunkError, TokenCounter};
+use rag_core::{ChunkError, TokenCounter, TokenizerError};
 
 use crate::unknown_encoding;
 
@@ -17,8 +17,8 @@ use crate::unknown_encoding;
 ///
 /// let counter = BpeOpenAiCounter::new("cl100k_base")?;
 /// assert_eq!(counter.name(), "tiktoken:cl100k_base");
-/// assert_eq!(counter.count("hello world"), 2);
-/// # Ok::<(), rag_core::ChunkError>(())
+/// assert_eq!(counter.count("hello world")?, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct BpeOpenAiCounter {
@@ -62,8 +62,9 @@ impl std::fmt::Debug for BpeOpenAiCounter {
 }
 
 impl TokenCounter for BpeOpenAiCounter {
-    fn count(&self, text: &str) -> usize {
-        (self.bpe)().count(text)
+    /// Never fails: the tables are in the binary.
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok((self.bpe)().count(text))
     }
 
     fn name(&self) -> &str {

@@ -17,10 +17,10 @@
 //!
 //! let counter = TiktokenCounter::new("o200k_base")?;
 //! assert_eq!(counter.name(), "tiktoken:o200k_base");
-//! assert_eq!(counter.count("hello world"), 2);
+//! assert_eq!(counter.count("hello world")?, 2);
 //! // Both encodings promise that counts add up across line starts (see the trait).
 //! assert!(counter.splits_at_line_starts());
-//! # Ok::<(), rag_core::ChunkError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #[cfg(feature = "bpe-openai")]

@@ -14,7 +14,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rag_core::{ChunkError, TokenCounter};
+use rag_core::{ChunkError, TokenCounter, TokenizerError};
 use tiktoken_rs::CoreBPE;
 
 use crate::unknown_encoding;
@@ -76,8 +76,8 @@ thread_local! {
 ///
 /// let counter = TiktokenCounter::new("cl100k_base")?;
 /// assert_eq!(counter.name(), "tiktoken:cl100k_base");
-/// assert_eq!(counter.count("hello world"), 2);
-/// # Ok::<(), rag_core::ChunkError>(())
+/// assert_eq!(counter.count("hello world")?, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct TiktokenCounter {
@@ -117,10 +117,11 @@ impl std::fmt::Debug for TiktokenCounter {
 }
 
 impl TokenCounter for TiktokenCounter {
-    fn count(&self, text: &str) -> usize {
+    /// Never fails: the tables are in the binary.
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         // Special-token text such as "<|endoftext|>" in a document is ordinary text to us: counting
         // it as one special token would undercount what an API charges for user content.
-        self.tables.get().encode_ordinary(text).len()
+        Ok(self.tables.get().encode_ordinary(text).len())
     }
 
     fn name(&self) -> &str {
@@ -141,20 +142,21 @@ impl TokenCounter for TiktokenCounter {
 mod tests {
     use super::*;
 
+    fn n(counter: &TiktokenCounter, text: &str) -> usize {
+        counter.count(text).unwrap()
+    }
+
     #[test]
     fn known_encodings_count_and_name_themselves() {
         let cl = TiktokenCounter::new("cl100k_base").unwrap();
         let o2 = TiktokenCounter::new("o200k_base").unwrap();
         assert_eq!(cl.name(), "tiktoken:cl100k_base");
         assert_eq!(o2.name(), "tiktoken:o200k_base");
-        assert_eq!(cl.count(""), 0);
-        assert_eq!(cl.count("hello world"), 2);
-        assert_eq!(o2.count("hello world"), 2);
-        assert_eq!(cl.count("<|endoftext|>"), cl.encode("<|endoftext|>").len());
-        assert!(
-            cl.count("<|endoftext|>") > 1,
-            "special tokens in user text count as text"
-        );
+        assert_eq!(n(&cl, ""), 0);
+        assert_eq!(n(&cl, "hello world"), 2);
+        assert_eq!(n(&o2, "hello world"), 2);
+        assert_eq!(n(&cl, "<|endoftext|>"), cl.encode("<|endoftext|>").len());
+        assert!(n(&cl, "<|endoftext|>") > 1, "special tokens in user text count as text");
     }
 
     #[test]
@@ -162,14 +164,14 @@ mod tests {
         // More threads than slots, so every slot's table is built and used, some by two threads.
         let text = "Rerankers score (query, passage) pairs; the café's 3 TB index — ünïcode too.\n\n  x";
         let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
-        let want: Vec<(usize, Vec<u32>)> = counters.iter().map(|c| (c.count(text), c.encode(text))).collect();
+        let want: Vec<(usize, Vec<u32>)> = counters.iter().map(|c| (n(c, text), c.encode(text))).collect();
         std::thread::scope(|scope| {
             let threads: Vec<_> = (0..TABLES_PER_ENCODING + 2)
                 .map(|_| {
                     scope.spawn(|| {
                         counters
                             .iter()
-                            .map(|c| (c.count(text), c.encode(text)))
+                            .map(|c| (n(c, text), c.encode(text)))
                             .collect::<Vec<_>>()
                     })
                 })

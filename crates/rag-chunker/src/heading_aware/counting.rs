@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use rag_core::{DocumentId, TokenCounter};
+use rag_core::{ChunkError, DocumentId, TokenCounter};
 
 use super::overlap::Overlap;
 use super::units::Unit;
@@ -44,9 +44,17 @@ impl<'a> Counting<'a> {
         }
     }
 
-    /// The exact count of `text[range]`.
-    pub(super) fn count(&self, range: Range<usize>) -> usize {
-        self.counter.count(&self.text[range])
+    /// The exact count of `text[range]`; a failing counter is an error naming the document and
+    /// where the counted text starts.
+    pub(super) fn count(&self, range: Range<usize>) -> Result<usize, ChunkError> {
+        let offset = range.start;
+        self.counter
+            .count(&self.text[range])
+            .map_err(|source| ChunkError::TokenCount {
+                document_id: self.document_id.clone(),
+                offset: Some(offset),
+                source,
+            })
     }
 
     /// Whether the counter's count of a text that is cut at `at` is the sum of the counts of the
@@ -70,12 +78,12 @@ impl<'a> Counting<'a> {
     /// Long gaps are counted, not guessed: a list nested hundreds deep separates its items by
     /// hundreds of spaces, and a guess of one token would make every chunk of it overflow at
     /// flush and be counted again and again.
-    pub(super) fn gap_tokens(&self, from: usize, to: usize) -> usize {
-        match self.text.get(from..to) {
+    pub(super) fn gap_tokens(&self, from: usize, to: usize) -> Result<usize, ChunkError> {
+        Ok(match self.text.get(from..to) {
             Some("") | Some(" ") | None => 0,
             Some(gap) if gap.len() <= 2 => 1,
-            Some(gap) => self.counter.count(gap).max(1),
-        }
+            Some(_) => self.count(from..to)?.max(1),
+        })
     }
 
     /// The exact count of a body chunk made of `units`, which starts at `start` (the start of
@@ -86,13 +94,18 @@ impl<'a> Counting<'a> {
     /// counted unit (or the overlap) counted up to the next unit is not counted again: usually only
     /// the last unit is, alone. Otherwise the chunk is counted whole, unless it is one unit counted
     /// alone.
-    pub(super) fn chunk_tokens(&self, start: usize, units: &[Unit], overlap: Option<Overlap>) -> usize {
+    pub(super) fn chunk_tokens(
+        &self,
+        start: usize,
+        units: &[Unit],
+        overlap: Option<Overlap>,
+    ) -> Result<usize, ChunkError> {
         let Some(last) = units.last() else {
-            return 0;
+            return Ok(0);
         };
         if !self.splits_at_line_starts {
             return match units {
-                [only] if only.start == start && only.until == only.end => only.tokens,
+                [only] if only.start == start && only.until == only.end => Ok(only.tokens),
                 _ => self.count(start..last.end),
             };
         }
@@ -106,7 +119,7 @@ impl<'a> Counting<'a> {
             total += if o.start == start && o.until == first.start {
                 o.tokens
             } else {
-                self.count(start..first.start)
+                self.count(start..first.start)?
             };
             (from, from_unit) = (first.start, Some(0));
         }
@@ -123,9 +136,12 @@ impl<'a> Counting<'a> {
                     .map(|u| u.tokens),
                 None => overlap.filter(|o| o.start == from && o.until == cut).map(|o| o.tokens),
             };
-            total += known.unwrap_or_else(|| self.count(from..cut));
+            total += match known {
+                Some(tokens) => tokens,
+                None => self.count(from..cut)?,
+            };
             (from, from_unit) = (cut, Some(k + 1));
         }
-        total
+        Ok(total)
     }
 }

@@ -221,9 +221,13 @@ impl Chunker for HeadingAwareChunker {
         self.chunk_document(ctx, parsed)
     }
 
-    /// Always healthy: the tokenizer is in memory and counting cannot fail.
+    /// Healthy when the counter counts a short probe text (which builds a built-in counter's
+    /// table, if no count has yet); unhealthy, with the counter's error, when it fails.
     async fn health(&self) -> Health {
-        Health::Healthy
+        match self.counter.count("health check") {
+            Ok(_) => Health::Healthy,
+            Err(err) => Health::Unhealthy(err.to_string()),
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! Overlap: the tail of a flushed body chunk that starts the next chunk of the same section.
 
+use rag_core::ChunkError;
+
 use super::counting::Counting;
 use super::units::Unit;
 use crate::sentence::{ceil_boundary, floor_boundary, overlap_boundary};
@@ -30,7 +32,7 @@ pub(super) fn tail(
     end: usize,
     tokens: usize,
     next: usize,
-) -> Option<Overlap> {
+) -> Result<Option<Overlap>, ChunkError> {
     let text = counting.text;
     let until = if next >= end && counting.splits_at(next) {
         next
@@ -39,7 +41,7 @@ pub(super) fn tail(
     };
     let len = end.saturating_sub(start);
     if len < 2 {
-        return None;
+        return Ok(None);
     }
     let mut take = ((len as f64 / tokens.max(1) as f64) * want as f64).ceil() as usize;
     for _ in 0..3 {
@@ -47,35 +49,39 @@ pub(super) fn tail(
         take = take.max(1).min(len - 1);
         let from = ceil_boundary(text, end - take);
         if from <= start || from >= end {
-            return None;
+            return Ok(None);
         }
         let lo = floor_boundary(text, from.saturating_sub(take + 64).max(start));
         let midpoint = from + (end - from) / 2;
         let boundary = overlap_boundary(text, lo, from, midpoint, end).unwrap_or(from);
         let boundary = ceil_boundary(text, boundary);
         if boundary <= start || boundary >= end {
-            return None;
+            return Ok(None);
         }
-        let counted = counting.count(boundary..until);
+        let counted = counting.count(boundary..until)?;
         if counted <= want {
-            return Some(Overlap {
+            return Ok(Some(Overlap {
                 start: boundary,
                 until,
                 tokens: counted,
-            });
+            }));
         }
         take = ((end - boundary) as f64 * want as f64 / counted as f64 * 0.9) as usize;
     }
-    None
+    Ok(None)
 }
 
 /// The tokens of a chunk that starts with `overlap` and then `unit`, if the overlap can start it:
 /// it must begin strictly before the unit (a chunk always starts after the previous one's start)
 /// and fit within the budget together with it.
-pub(super) fn tokens_behind(counting: &Counting<'_>, overlap: Overlap, unit: Unit) -> Option<usize> {
+pub(super) fn tokens_behind(
+    counting: &Counting<'_>,
+    overlap: Overlap,
+    unit: Unit,
+) -> Result<Option<usize>, ChunkError> {
     if overlap.start >= unit.start {
-        return None;
+        return Ok(None);
     }
-    let tokens = overlap.tokens + counting.gap_tokens(overlap.until, unit.start) + unit.tokens;
-    (tokens <= counting.max_tokens).then_some(tokens)
+    let tokens = overlap.tokens + counting.gap_tokens(overlap.until, unit.start)? + unit.tokens;
+    Ok((tokens <= counting.max_tokens).then_some(tokens))
 }

@@ -110,7 +110,7 @@ impl<'a> Run<'a> {
         metadata.insert("level".into(), json!(level));
         metadata.insert("heading_path".into(), path);
         // The heading chunk ends here: its count must be of the piece alone.
-        let tokens = first.tokens_alone(&self.counting);
+        let tokens = first.tokens_alone(&self.counting)?;
         let id = self.emitter.emit(first.start..first.end, tokens, parent, metadata);
         self.headings.push(OpenHeading {
             level,
@@ -158,10 +158,10 @@ impl<'a> Run<'a> {
         let mut queue = VecDeque::from([unit]);
         while let Some(unit) = queue.pop_front() {
             let Some(last) = self.pending.units.last() else {
-                self.start_chunk(unit);
+                self.start_chunk(unit)?;
                 continue;
             };
-            let grown = self.pending.tokens + self.counting.gap_tokens(last.until, unit.start) + unit.tokens;
+            let grown = self.pending.tokens + self.counting.gap_tokens(last.until, unit.start)? + unit.tokens;
             if grown <= self.counting.max_tokens {
                 self.pending.units.push(unit);
                 self.pending.tokens = grown;
@@ -177,14 +177,15 @@ impl<'a> Run<'a> {
     }
 
     /// Starts a chunk with `unit`, behind the offered overlap if both fit together.
-    fn start_chunk(&mut self, unit: Unit) {
-        let behind = self
-            .offered
-            .take()
-            .and_then(|o| overlap::tokens_behind(&self.counting, o, unit).map(|tokens| (o, tokens)));
+    fn start_chunk(&mut self, unit: Unit) -> Result<(), ChunkError> {
+        let behind = match self.offered.take() {
+            Some(o) => overlap::tokens_behind(&self.counting, o, unit)?.map(|tokens| (o, tokens)),
+            None => None,
+        };
         self.pending.overlap = behind.map(|(o, _)| o);
         self.pending.tokens = behind.map_or(unit.tokens, |(_, tokens)| tokens);
         self.pending.units.push(unit);
+        Ok(())
     }
 
     /// Emits the pending chunk; returns the units that had to be left out to keep it within the
@@ -201,7 +202,7 @@ impl<'a> Run<'a> {
             let start = self.pending.overlap.map_or(first.start, |o| o.start);
             let exact = self
                 .counting
-                .chunk_tokens(start, &self.pending.units, self.pending.overlap);
+                .chunk_tokens(start, &self.pending.units, self.pending.overlap)?;
             if exact <= max {
                 break (start, last.end, exact);
             }
@@ -211,11 +212,10 @@ impl<'a> Run<'a> {
                 let mut dropped = 0usize;
                 while self.pending.units.len() > 1 && dropped < excess {
                     if let Some(unit) = self.pending.units.pop() {
-                        let gap = self
-                            .pending
-                            .units
-                            .last()
-                            .map_or(1, |prev| self.counting.gap_tokens(prev.until, unit.start));
+                        let gap = match self.pending.units.last() {
+                            Some(prev) => self.counting.gap_tokens(prev.until, unit.start)?,
+                            None => 1,
+                        };
                         dropped += unit.tokens + gap.max(1);
                         returned.insert(0, unit);
                     }
@@ -243,7 +243,7 @@ impl<'a> Run<'a> {
         self.offered = match why {
             Flush::Full { next_unit } if self.overlap_tokens > 0 => {
                 let next = returned.first().map_or(next_unit, |unit| unit.start);
-                overlap::tail(&self.counting, self.overlap_tokens, start, end, tokens, next)
+                overlap::tail(&self.counting, self.overlap_tokens, start, end, tokens, next)?
             }
             _ => None,
         };

@@ -38,9 +38,9 @@ impl Unit {
     }
 
     /// The count of the unit without the whitespace after it.
-    pub(super) fn tokens_alone(&self, counting: &Counting<'_>) -> usize {
+    pub(super) fn tokens_alone(&self, counting: &Counting<'_>) -> Result<usize, ChunkError> {
         if self.until == self.end {
-            self.tokens
+            Ok(self.tokens)
         } else {
             counting.count(self.start..self.end)
         }
@@ -80,12 +80,12 @@ impl UnitSplitter {
         split: Split,
         next: Option<usize>,
     ) -> Result<Vec<Unit>, ChunkError> {
-        if let Some(unit) = joined_unit(counting, range.clone(), next) {
+        if let Some(unit) = joined_unit(counting, range.clone(), next)? {
             return Ok(vec![unit]);
         }
         let mut whole_tokens = None;
         if range.len() <= counting.window && !next.is_some_and(|n| counting.splits_at(n)) {
-            let tokens = counting.count(range.clone());
+            let tokens = counting.count(range.clone())?;
             if tokens <= counting.max_tokens {
                 return Ok(vec![Unit::alone(range.start, range.end, tokens)]);
             }
@@ -100,7 +100,7 @@ impl UnitSplitter {
             let part = part.clone();
             if part != range {
                 let part_next = parts.get(i + 1).map(|p| p.start).or(next);
-                if let Some(unit) = joined_unit(counting, part.clone(), part_next) {
+                if let Some(unit) = joined_unit(counting, part.clone(), part_next)? {
                     units.push(unit);
                     continue;
                 }
@@ -108,7 +108,7 @@ impl UnitSplitter {
             // A block that is one sentence was counted already: go straight to the hard split.
             let known = if part == range { whole_tokens } else { None };
             if known.is_none() && part.len() <= counting.window {
-                let tokens = counting.count(part.clone());
+                let tokens = counting.count(part.clone())?;
                 if tokens <= counting.max_tokens {
                     units.push(Unit::alone(part.start, part.end, tokens));
                     continue;
@@ -137,7 +137,7 @@ impl UnitSplitter {
                 if let Some(word) = last_word_start(text, half.max(start), cut) {
                     let shorter = trim_range(text, start..word);
                     if !shorter.is_empty() {
-                        let tokens = counting.count(shorter.clone());
+                        let tokens = counting.count(shorter.clone())?;
                         if tokens <= counting.max_tokens {
                             unit = Unit::alone(start, shorter.end, tokens);
                         }
@@ -146,7 +146,7 @@ impl UnitSplitter {
             }
             let trimmed = trim_range(text, unit.start..unit.end);
             if !trimmed.is_empty() && trimmed.end != unit.end {
-                let tokens = counting.count(trimmed.clone());
+                let tokens = counting.count(trimmed.clone())?;
                 if tokens <= counting.max_tokens {
                     unit = Unit::alone(unit.start, trimmed.end, tokens);
                 }
@@ -176,12 +176,12 @@ impl UnitSplitter {
                 ceil_boundary(text, start + 1)
             }
         };
-        let mut bracket = self.guess_prefix(counting, start, cap);
+        let mut bracket = self.guess_prefix(counting, start, cap)?;
         if bracket
             .fits
             .is_none_or(|(at, tokens)| !nearly_full(tokens, counting.max_tokens) && at < cap)
         {
-            bisect_prefix(counting, start, &mut bracket, cap);
+            bisect_prefix(counting, start, &mut bracket, cap)?;
         }
         bracket.fits.ok_or_else(|| {
             let ch = text[start..].chars().next().unwrap_or('\u{fffd}');
@@ -198,7 +198,7 @@ impl UnitSplitter {
     /// Up to six counts of prefixes of `start..cap`, the first guessed from the bytes per token
     /// seen so far and each next one corrected in proportion to the last count; stops at a prefix
     /// that is nearly full or reaches `cap`.
-    fn guess_prefix(&self, counting: &Counting<'_>, start: usize, cap: usize) -> Bracket {
+    fn guess_prefix(&self, counting: &Counting<'_>, start: usize, cap: usize) -> Result<Bracket, ChunkError> {
         let (text, max) = (counting.text, counting.max_tokens);
         let mut bracket = Bracket::default();
         let mut guess = start + (max as f64 * self.bytes_per_token) as usize;
@@ -212,7 +212,7 @@ impl UnitSplitter {
             if at > hi || (at == hi && bracket.too_long.is_some()) {
                 break;
             }
-            let tokens = counting.count(start..at);
+            let tokens = counting.count(start..at)?;
             let scale = max as f64 / tokens.max(1) as f64;
             if tokens <= max {
                 bracket.fits = Some((at, tokens));
@@ -225,7 +225,7 @@ impl UnitSplitter {
                 guess = start + ((at - start) as f64 * scale * 0.95) as usize;
             }
         }
-        bracket
+        Ok(bracket)
     }
 }
 
@@ -245,7 +245,7 @@ fn nearly_full(tokens: usize, max: usize) -> bool {
 
 /// Bisects over character boundaries between the longest prefix known to fit and the shortest
 /// known not to (or `cap`).
-fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, cap: usize) {
+fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, cap: usize) -> Result<(), ChunkError> {
     let text = counting.text;
     let mut lo = bracket.fits.map_or(start, |g| g.0);
     let mut hi = bracket.too_long.unwrap_or(cap);
@@ -257,7 +257,7 @@ fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, c
         if mid >= hi {
             break;
         }
-        let tokens = counting.count(start..mid);
+        let tokens = counting.count(start..mid)?;
         if tokens <= counting.max_tokens {
             bracket.fits = Some((mid, tokens));
             lo = mid;
@@ -265,18 +265,22 @@ fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, c
             hi = mid;
         }
     }
+    Ok(())
 }
 
 /// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at and the
 /// count is within budget. A count over budget says the range is (about) too large: the caller
 /// splits it, or counts it alone.
-fn joined_unit(counting: &Counting<'_>, range: Range<usize>, next: Option<usize>) -> Option<Unit> {
-    let next = next.filter(|&n| n >= range.end && n - range.start <= counting.window && counting.splits_at(n))?;
-    let tokens = counting.count(range.start..next);
-    (tokens <= counting.max_tokens).then_some(Unit {
+fn joined_unit(counting: &Counting<'_>, range: Range<usize>, next: Option<usize>) -> Result<Option<Unit>, ChunkError> {
+    let Some(next) = next.filter(|&n| n >= range.end && n - range.start <= counting.window && counting.splits_at(n))
+    else {
+        return Ok(None);
+    };
+    let tokens = counting.count(range.start..next)?;
+    Ok((tokens <= counting.max_tokens).then_some(Unit {
         start: range.start,
         end: range.end,
         until: next,
         tokens,
-    })
+    }))
 }

@@ -118,7 +118,7 @@ pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize
         let content = chunk.content().unwrap();
         assert_eq!(content, &text[span.range()]);
         assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
-        let tokens = counter.count(content);
+        let tokens = counter.count(content).unwrap();
         assert_eq!(chunk.token_count, Some(tokens));
         assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
         let kind = chunk.metadata_str("kind").unwrap();
