@@ -13,8 +13,7 @@
 //! and `rag-packer` packs the chunks this crate emits into a prompt budget.
 //!
 //! ```
-//! use std::sync::Arc;
-//! use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+//! use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
 //! use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes};
 //!
 //! let ctx = RequestContext::local("acme");
@@ -24,7 +23,8 @@
 //!     bytes: markdown.as_bytes() };
 //! let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
 //!
-//! let chunker = HeadingAwareChunker::new(512, 64, Arc::new(TiktokenCounter::cl100k()))?;
+//! // 512 tokens per chunk, 64 of overlap, cl100k_base; see `with_budget` and `with_counter`.
+//! let chunker = HeadingAwareChunker::default();
 //! let chunks = chunker.chunk_document(&ctx, &parsed)?;
 //! assert_eq!(chunks.len(), 5); // three headings, two bodies
 //! assert_eq!(chunks[2].content(), Some("Run `make install`."));

@@ -605,3 +605,43 @@ fn a_chunker_whose_counter_fails_is_unhealthy() {
     );
     assert_eq!(pollster::block_on(chunker.health()), Health::Healthy);
 }
+
+#[test]
+fn the_default_chunker_is_512_64_cl100k_and_the_builders_keep_new_working() {
+    let chunker = HeadingAwareChunker::default();
+    assert_eq!(
+        (chunker.max_tokens(), chunker.overlap_tokens(), chunker.counter().name()),
+        (512, 64, "tiktoken:cl100k_base")
+    );
+    let parsed = parse(DocumentType::Markdown, "all_blocks.md", &fixture("all_blocks.md"));
+    let explicit = HeadingAwareChunker::new(512, 64, cl100k()).unwrap();
+    assert_eq!(
+        chunker.chunk_document(&ctx(), &parsed).unwrap(),
+        explicit.chunk_document(&ctx(), &parsed).unwrap()
+    );
+
+    let built = HeadingAwareChunker::default()
+        .with_budget(16, 4)
+        .unwrap()
+        .with_counter(o200k());
+    let by_new = HeadingAwareChunker::new(16, 4, o200k()).unwrap();
+    assert_eq!(format!("{built:?}"), format!("{by_new:?}"));
+    assert_eq!(
+        built.chunk_document(&ctx(), &parsed).unwrap(),
+        by_new.chunk_document(&ctx(), &parsed).unwrap()
+    );
+
+    for (max, overlap, message) in [
+        (0, 0, "invalid chunker configuration: max_tokens must be at least 1"),
+        (
+            8,
+            8,
+            "invalid chunker configuration: overlap_tokens (8) must be below max_tokens (8)",
+        ),
+    ] {
+        let err = HeadingAwareChunker::default().with_budget(max, overlap).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        let err = HeadingAwareChunker::new(max, overlap, cl100k()).unwrap_err();
+        assert_eq!(err.to_string(), message);
+    }
+}

@@ -30,6 +30,7 @@ use std::sync::Arc;
 use rag_core::{
     BlockType, Chunk, ChunkError, Chunker, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
 };
+use rag_tokens::TiktokenCounter;
 
 use self::counting::Counting;
 use self::sections::Run;
@@ -91,12 +92,64 @@ impl std::fmt::Debug for HeadingAwareChunker {
     }
 }
 
+impl Default for HeadingAwareChunker {
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS) (512) tokens per chunk,
+    /// [`DEFAULT_OVERLAP_TOKENS`](Self::DEFAULT_OVERLAP_TOKENS) (64) of overlap, counted with
+    /// `cl100k_base`, whose table is built on the first count, not here.
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// let chunker = HeadingAwareChunker::default();
+    /// assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (512, 64));
+    /// assert_eq!(chunker.counter().name(), "tiktoken:cl100k_base");
+    /// ```
+    fn default() -> Self {
+        Self {
+            max_tokens: Self::DEFAULT_MAX_TOKENS,
+            overlap_tokens: Self::DEFAULT_OVERLAP_TOKENS,
+            counter: Arc::new(TiktokenCounter::cl100k()),
+        }
+    }
+}
+
 impl HeadingAwareChunker {
+    /// The budget of [`HeadingAwareChunker::default`].
+    pub const DEFAULT_MAX_TOKENS: usize = 512;
+
+    /// The overlap of [`HeadingAwareChunker::default`].
+    pub const DEFAULT_OVERLAP_TOKENS: usize = 64;
+
     /// A chunker with a budget of `max_tokens` per chunk, of which about `overlap_tokens` may repeat
     /// the end of the previous chunk of the same section, counted by `counter`.
     ///
-    /// `max_tokens` must be at least 1 and `overlap_tokens` below it.
+    /// `max_tokens` must be at least 1 and `overlap_tokens` below it. The same as
+    /// `HeadingAwareChunker::default().with_budget(max_tokens, overlap_tokens)?.with_counter(counter)`.
     pub fn new(max_tokens: usize, overlap_tokens: usize, counter: Arc<dyn TokenCounter>) -> Result<Self, ChunkError> {
+        Ok(Self::default()
+            .with_budget(max_tokens, overlap_tokens)?
+            .with_counter(counter))
+    }
+
+    /// This chunker with a budget of `max_tokens` per chunk and about `overlap_tokens` of overlap;
+    /// `max_tokens` must be at least 1 and `overlap_tokens` below it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_chunker::{HeadingAwareChunker, TiktokenCounter};
+    ///
+    /// let chunker = HeadingAwareChunker::default()
+    ///     .with_budget(256, 32)?
+    ///     .with_counter(Arc::new(TiktokenCounter::new("o200k_base")?));
+    /// assert_eq!((chunker.max_tokens(), chunker.counter().name()), (256, "tiktoken:o200k_base"));
+    /// let err = HeadingAwareChunker::default().with_budget(64, 64).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid chunker configuration: overlap_tokens (64) must be below max_tokens (64)"
+    /// );
+    /// # Ok::<(), rag_core::ChunkError>(())
+    /// ```
+    pub fn with_budget(self, max_tokens: usize, overlap_tokens: usize) -> Result<Self, ChunkError> {
         if max_tokens == 0 {
             return Err(ChunkError::InvalidConfig {
                 message: "max_tokens must be at least 1".into(),
@@ -110,8 +163,13 @@ impl HeadingAwareChunker {
         Ok(Self {
             max_tokens,
             overlap_tokens,
-            counter,
+            ..self
         })
+    }
+
+    /// This chunker counting with `counter` instead.
+    pub fn with_counter(self, counter: Arc<dyn TokenCounter>) -> Self {
+        Self { counter, ..self }
     }
 
     /// The most tokens a chunk may have.
