@@ -645,3 +645,17 @@ fn the_default_chunker_is_512_64_cl100k_and_the_builders_keep_new_working() {
         assert_eq!(err.to_string(), message);
     }
 }
+
+#[test]
+fn every_chunk_names_the_tokenizer_of_its_count_in_its_json() {
+    let parsed = parse(DocumentType::Markdown, "cjk.md", &fixture("cjk.md"));
+    for (counter, name) in [(cl100k(), "tiktoken:cl100k_base"), (o200k(), "tiktoken:o200k_base")] {
+        let chunks = chunk_and_check(&parsed, 64, 8, counter);
+        for chunk in &chunks {
+            let line = serde_json::to_value(chunk).unwrap();
+            assert_eq!(line["tokenizer"], name);
+            let back: rag_core::Chunk = serde_json::from_value(line).unwrap();
+            assert_eq!(&back, chunk);
+        }
+    }
+}

@@ -44,6 +44,11 @@ impl<'a> Counting<'a> {
         }
     }
 
+    /// The counter's name, which every chunk carries as its `tokenizer`.
+    pub(super) fn tokenizer(&self) -> &'a str {
+        self.counter.name()
+    }
+
     /// The exact count of `text[range]`; a failing counter is an error naming the document and
     /// where the counted text starts.
     pub(super) fn count(&self, range: Range<usize>) -> Result<usize, ChunkError> {

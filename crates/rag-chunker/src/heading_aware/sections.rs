@@ -69,6 +69,7 @@ impl<'a> Run<'a> {
         document: &'a Document,
         sink: &'a mut dyn FnMut(Chunk),
     ) -> Self {
+        let tokenizer = counting.tokenizer();
         Self {
             counting,
             splitter: UnitSplitter::new(),
@@ -76,6 +77,7 @@ impl<'a> Run<'a> {
             emitter: Emitter {
                 ctx,
                 document,
+                tokenizer,
                 sink,
                 emitted: 0,
             },
@@ -255,6 +257,8 @@ impl<'a> Run<'a> {
 struct Emitter<'a> {
     ctx: &'a RequestContext,
     document: &'a Document,
+    /// The name of the counter every `token_count` comes from.
+    tokenizer: &'a str,
     sink: &'a mut dyn FnMut(Chunk),
     /// How many chunks went to the sink: the next chunk's position.
     emitted: usize,
@@ -281,6 +285,7 @@ impl Emitter<'_> {
         chunk.position = position;
         chunk.parent_id = parent;
         chunk.token_count = Some(tokens);
+        chunk.tokenizer = Some(self.tokenizer.to_owned());
         chunk.span = Some(range.into());
         chunk.source_uri = Some(document.source_uri.clone());
         chunk.acl_labels = self.ctx.principal.acl_labels.clone();

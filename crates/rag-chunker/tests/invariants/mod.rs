@@ -120,6 +120,7 @@ pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize
         assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
         let tokens = counter.count(content).unwrap();
         assert_eq!(chunk.token_count, Some(tokens));
+        assert_eq!(chunk.tokenizer.as_deref(), Some(counter.name()), "chunk {i}");
         assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
         let kind = chunk.metadata_str("kind").unwrap();
         let path_len = chunk.metadata["heading_path"].as_array().unwrap().len();
