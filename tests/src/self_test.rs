@@ -236,3 +236,32 @@ fn a_failing_chunker_is_reported_not_panicked_on() {
     assert_eq!(report.broken_rules(), ["chunks_without_error"]);
     assert!(report.to_string().contains("boom"));
 }
+
+#[test]
+fn output_that_repeats_a_title_in_every_chunk_breaks_the_linear_output_rule() {
+    let (ctx, parsed) = fixture();
+    let chunks = pollster::block_on(Toy::new(Fault::None).chunk(&ctx, &parsed)).unwrap_or_default();
+    assert!(!chunks.is_empty());
+    assert_eq!(
+        crate::chunker::output_linear_in_input(&parsed, &chunks, 1, 512),
+        Vec::<String>::new()
+    );
+
+    let mut bloated = chunks.clone();
+    bloated[1]
+        .metadata
+        .insert("heading_path".into(), json!(["x".repeat(600)]));
+    let broken = crate::chunker::output_linear_in_input(&parsed, &bloated, 1, 512);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(
+        broken[0].starts_with("chunk c1: ") && broken[0].ends_with("over the bound of 512"),
+        "{broken:?}"
+    );
+
+    let mut repeated = chunks;
+    let again = repeated[1].clone();
+    repeated.extend([again.clone(), again.clone(), again]);
+    let broken = crate::chunker::output_linear_in_input(&parsed, &repeated, 1, 512);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(broken[0].contains("more than 1 times the"), "{broken:?}");
+}

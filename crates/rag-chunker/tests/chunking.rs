@@ -373,10 +373,13 @@ fn an_oversize_heading_is_split_and_its_first_piece_is_the_heading_chunk() {
     assert!(chunks[0].content().unwrap().starts_with("## A very long"));
     assert_eq!(chunks[0].metadata["level"], 2);
     assert!(chunks.len() > 3);
+    // The 414-character title is carried cut to 200 characters, its first 199 and an ellipsis.
+    let carried: String = title.chars().take(199).collect::<String>() + "…";
+    assert_eq!(carried.chars().count(), HeadingAwareChunker::MAX_PATH_TITLE_CHARS);
     for chunk in &chunks[1..] {
         assert_eq!(chunk.metadata_str("kind"), Some("body"));
         assert_eq!(chunk.parent_id.as_ref(), Some(&chunks[0].id));
-        assert_eq!(chunk.metadata["heading_path"][0].as_str().unwrap(), title.trim());
+        assert_eq!(chunk.metadata["heading_path"][0].as_str().unwrap(), carried);
     }
 }
 

@@ -8,6 +8,7 @@ use std::ops::Range;
 use rag_core::{Chunk, ChunkError, ChunkId, Document, RequestContext};
 use serde_json::{Map, Value, json};
 
+use super::HeadingAwareChunker;
 use super::counting::Counting;
 use super::overlap::{self, Overlap};
 use super::units::{Split, Unit, UnitSplitter};
@@ -25,7 +26,7 @@ pub(super) struct Run<'a> {
     offered: Option<Overlap>,
 }
 
-/// An open heading: its level, its chunk, its title.
+/// An open heading: its level, its chunk, its title as `heading_path` carries it.
 struct OpenHeading {
     level: u8,
     id: ChunkId,
@@ -117,7 +118,7 @@ impl<'a> Run<'a> {
         self.headings.push(OpenHeading {
             level,
             id,
-            title: title.to_owned(),
+            title: path_title(title),
         });
         // The rest of an oversize heading is body text of its own section; starting after the
         // heading chunk, it cannot overlap it.
@@ -253,6 +254,24 @@ impl<'a> Run<'a> {
     }
 }
 
+/// `title` as `heading_path` carries it: whole up to
+/// [`MAX_PATH_TITLE_CHARS`](HeadingAwareChunker::MAX_PATH_TITLE_CHARS) characters, else its first
+/// characters (trailing whitespace dropped) and `…`, that many in all.
+///
+/// Every chunk of a section carries the titles of its headings, so a title's length is paid once
+/// per chunk: unbounded, a heading of a megabyte split into hundreds of pieces would repeat that
+/// megabyte in each of them, and output and memory would grow with the square of the input.
+fn path_title(title: &str) -> String {
+    let max = HeadingAwareChunker::MAX_PATH_TITLE_CHARS;
+    if title.char_indices().nth(max).is_none() {
+        return title.to_owned();
+    }
+    let cut = title.char_indices().nth(max - 1).map_or(title.len(), |(at, _)| at);
+    let mut short = title[..cut].trim_end().to_owned();
+    short.push('…');
+    short
+}
+
 /// Where finished chunks go: each is built from its span and handed to the sink in order.
 struct Emitter<'a> {
     ctx: &'a RequestContext,
@@ -293,5 +312,25 @@ impl Emitter<'_> {
         (self.sink)(chunk);
         self.emitted += 1;
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_titles_are_whole_up_to_the_limit_then_cut_at_a_character_with_an_ellipsis() {
+        let max = HeadingAwareChunker::MAX_PATH_TITLE_CHARS;
+        let exact = "é".repeat(max);
+        assert_eq!(path_title(&exact), exact);
+        let long = format!("{}東京 and more", "a".repeat(max - 3));
+        let short = path_title(&long);
+        assert_eq!(short.chars().count(), max);
+        assert_eq!(short, format!("{}東京…", "a".repeat(max - 3)));
+        // Whitespace before the cut is dropped, so the marker follows a word.
+        let spaced = format!("{} {}", "b".repeat(max - 2), "c".repeat(10));
+        assert_eq!(path_title(&spaced), format!("{}…", "b".repeat(max - 2)));
+        assert_eq!(path_title(""), "");
     }
 }
