@@ -17,7 +17,7 @@ pub enum RepackMethod {
     Forward,
     /// Reversed: the first chunk ends up last, next to the question.
     Reverse,
-    /// LangChain's long-context reorder, taking the given order as relevance order ([`sides_order`]).
+    /// LangChain's long-context reorder, taking the given order as relevance order ([`sides_order`](crate::sides_order)).
     Sides,
 }
 
@@ -39,7 +39,7 @@ pub enum RepackPack {
     Truncate,
     /// Each chunk that still fits, in order (smaller later chunks may fill a gap).
     Greedy,
-    /// The highest total score that fits ([`knapsack_select`]), kept in the given order.
+    /// The highest total score that fits ([`knapsack_select`](crate::knapsack_select)), kept in the given order.
     Knapsack,
 }
 

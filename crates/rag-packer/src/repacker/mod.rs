@@ -43,7 +43,7 @@ pub enum RepackOutput {
 ///   the limit is an error, since no batch could hold it).
 /// - ORDER arranges each batch: `forward`, `reverse`, or `sides` ([`sides_order`]).
 /// - SHAPE returns the chunks (or batches), or renders each chunk (its content, or a
-///   [`ContextConfig`] template) and joins them with the delimiter (one string per batch).
+///   [`ContextConfig`](crate::ContextConfig) template) and joins them with the delimiter (one string per batch).
 ///
 /// The given order is the Repacker's notion of relevance; it does no dedup and no tenant check
 /// (use [`ContextPacker`](crate::ContextPacker) for that). The size limit counts chunks, not
