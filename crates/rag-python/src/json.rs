@@ -100,7 +100,7 @@ pub(crate) fn map_from_py(dict: &Bound<'_, PyDict>, what: &str) -> PyResult<Map<
             )));
         };
         let key = key.to_cow()?;
-        let value = from_py(&value, &format!("{what}[{key:?}]"))?;
+        let value = from_py(&value, &format!("{what}['{key}']"))?;
         map.insert(key.into_owned(), value);
     }
     Ok(map)
