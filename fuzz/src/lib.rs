@@ -1,10 +1,10 @@
 //! What the fuzz targets share: decoding a chunker configuration from the input's first byte,
-//! and parse + chunk + contract check of one document.
+//! and parse + chunk + contract check of one document, output size included.
 
 use std::sync::{Arc, OnceLock};
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker};
+use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_core::{CorpusId, DocumentId, ParseError, Principal, RequestContext, SourceBytes, TokenCounter};
 
 fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
@@ -19,7 +19,9 @@ fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
 
 /// Parses `data[1..]` as `doc_type`, chunks it with a configuration taken from `data[0]` (either
 /// tokenizer, 4 to 67 tokens: a character is at most 4 tokens, so every budget can be met) and
-/// panics, naming the broken rule, if any promise of the parser or the chunker is broken.
+/// panics, naming the broken rule, if any promise of the parser or the chunker is broken,
+/// including the output-size bound (`max_repetition`, `max_json_overhead`) and the length of the
+/// titles in `heading_path`.
 pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
     let Some((&config, bytes)) = data.split_first() else { return };
     let counter = &counters()[usize::from(config & 1)];
@@ -60,4 +62,31 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
         "{} {max_tokens}/{overlap}: {report}",
         counter.name()
     );
+    let chunks = chunker
+        .chunk_document(&ctx, &parsed)
+        .expect("the contract check chunked this document without error");
+    let overhead = chunker.max_json_overhead(&ctx, &parsed.document);
+    let broken = output_linear_in_input(&parsed, &chunks, chunker.max_repetition(), overhead);
+    assert!(
+        broken.is_empty(),
+        "{} {max_tokens}/{overlap}: output not linear in the input: {broken:?}",
+        counter.name()
+    );
+    let output: usize = chunks
+        .iter()
+        .map(|c| serde_json::to_string(c).map_or(0, |line| line.len() + 1))
+        .sum();
+    let bound = 6 * chunker.max_repetition() * bytes.len() + overhead * chunks.len();
+    assert!(output <= bound, "{output} bytes of JSON Lines, over the bound of {bound}");
+    for chunk in &chunks {
+        let titles = chunk.metadata["heading_path"].as_array().map_or(&[][..], Vec::as_slice);
+        assert!(
+            titles.iter().all(|t| t
+                .as_str()
+                .is_some_and(|t| t.chars().count() <= HeadingAwareChunker::MAX_PATH_TITLE_CHARS)),
+            "chunk {}: a heading_path title over {} characters",
+            chunk.id,
+            HeadingAwareChunker::MAX_PATH_TITLE_CHARS
+        );
+    }
 }

@@ -191,18 +191,18 @@ pub fn content_or_ref(chunks: &[Chunk]) -> Vec<String> {
         .collect()
 }
 
-/// No chunk has more tokens than the budget.
+/// No chunk has more tokens than the budget (a chunk the checking counter fails on is reported).
 pub fn within_budget(chunks: &[Chunk], budget: Budget<'_>) -> Vec<String> {
     chunks
         .iter()
-        .filter_map(|c| {
-            let n = budget.counter.count(c.content()?);
-            (n > budget.max_tokens).then(|| {
+        .filter_map(|c| match budget.counter.count(c.content()?) {
+            Ok(n) => (n > budget.max_tokens).then(|| {
                 format!(
                     "chunk {} has {n} tokens, over the budget of {}",
                     c.id, budget.max_tokens
                 )
-            })
+            }),
+            Err(err) => Some(format!("chunk {}: cannot check its tokens: {err}", c.id)),
         })
         .collect()
 }
@@ -213,7 +213,10 @@ pub fn exact_token_count(chunks: &[Chunk], counter: &dyn TokenCounter) -> Vec<St
         .iter()
         .filter_map(|c| {
             let content = c.content()?;
-            let actual = counter.count(content);
+            let actual = match counter.count(content) {
+                Ok(actual) => actual,
+                Err(err) => return Some(format!("chunk {}: cannot check its token_count: {err}", c.id)),
+            };
             (c.token_count != Some(actual)).then(|| {
                 format!(
                     "chunk {}: token_count is {:?}, {} counts {actual}",
@@ -334,4 +337,45 @@ pub fn deterministic(first: &[Chunk], second: &[Chunk]) -> Vec<String> {
         })
         .take(1)
         .collect()
+}
+
+/// The chunks' JSON stays linear in the source text: no chunk's JSON takes more than
+/// `max_overhead` bytes beyond its JSON-escaped content, and the contents add up to at most
+/// `max_repetition` times the text's length.
+///
+/// Not part of [`check_chunker`]: the two bounds are the chunker's to document (the heading-aware
+/// chunker's are `max_json_overhead` and `max_repetition`). A chunker that repeats something
+/// unbounded in every chunk (the whole title of a heading split into hundreds of pieces, say)
+/// writes output growing with the square of its input, and breaks this rule.
+pub fn output_linear_in_input(
+    parsed: &ParsedDocument,
+    chunks: &[Chunk],
+    max_repetition: usize,
+    max_overhead: usize,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut content_bytes = 0usize;
+    for chunk in chunks {
+        let content = chunk.content().unwrap_or_default();
+        content_bytes = content_bytes.saturating_add(content.len());
+        let (Ok(line), Ok(escaped)) = (serde_json::to_string(chunk), serde_json::to_string(content)) else {
+            out.push(format!("chunk {} cannot be written as JSON", chunk.id));
+            continue;
+        };
+        let overhead = line.len().saturating_sub(escaped.len());
+        if overhead > max_overhead {
+            out.push(format!(
+                "chunk {}: {overhead} bytes of JSON besides its content, over the bound of {max_overhead}",
+                chunk.id
+            ));
+        }
+    }
+    let text = parsed.document.text.len();
+    if content_bytes > text.saturating_mul(max_repetition) {
+        out.push(format!(
+            "the chunks hold {content_bytes} bytes of content, more than {max_repetition} times the \
+             {text}-byte text"
+        ));
+    }
+    out
 }

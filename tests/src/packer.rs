@@ -10,11 +10,11 @@
 //! ```
 //! use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 //! use rag_core::{Chunk, DroppedChunk, DropReason, PackOrder, PackedContext, PackerError, RequestContext,
-//!     SelectionStrategy, TokenCounter};
+//!     SelectionStrategy, TokenCounter, TokenizerError};
 //!
 //! struct Words;
 //! impl TokenCounter for Words {
-//!     fn count(&self, text: &str) -> usize { text.split_whitespace().count() }
+//!     fn count(&self, text: &str) -> Result<usize, TokenizerError> { Ok(text.split_whitespace().count()) }
 //!     fn name(&self) -> &str { "words" }
 //! }
 //!
@@ -34,6 +34,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rag_core::{
     Chunk, ChunkId, DropReason, PackedContext, Packer, PackerError, RequestContext, TenantId, TokenCounter,
+    TokenizerError,
 };
 
 use crate::Report;
@@ -175,7 +176,7 @@ pub fn check_packer(packer: &dyn Packer, spec: &PackerSpec<'_>, case: &PackerCas
 
 /// Checks every rule that needs only one successful output of a valid input.
 pub fn check_packed(report: &mut Report, spec: &PackerSpec<'_>, case: &PackerCase, packed: &PackedContext) {
-    let tokens = |c: &Chunk| tokens_of(c, spec.counter).unwrap_or(0);
+    let tokens = |c: &Chunk| known_tokens(c, spec.counter).unwrap_or(0);
     report.rule(
         "never_over_budget",
         never_over_budget(&case.chunks, packed, case.budget, &tokens),
@@ -198,9 +199,20 @@ pub fn check_packed(report: &mut Report, spec: &PackerSpec<'_>, case: &PackerCas
     }
 }
 
-/// The tokens a packer counts a chunk for: its cached `token_count`, else `counter` on its content.
-pub fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter) -> Option<usize> {
-    chunk.token_count.or_else(|| chunk.content().map(|c| counter.count(c)))
+/// The tokens a packer counts a chunk for: its cached `token_count`, else `counter` on its content;
+/// `Ok(None)` when it has neither, and the counter's error when it fails.
+pub fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<Option<usize>, TokenizerError> {
+    match (chunk.token_count, chunk.content()) {
+        (Some(cached), _) => Ok(Some(cached)),
+        (None, Some(content)) => counter.count(content).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// [`tokens_of`] where the caller has checked the input already: a chunk the counter fails on
+/// counts as none.
+fn known_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Option<usize> {
+    tokens_of(chunk, counter).ok().flatten()
 }
 
 /// Why an input must be refused, found without asking the packer.
@@ -216,6 +228,8 @@ pub enum InvalidInput {
     ZeroTokens(ChunkId),
     /// This chunk has only a `content_ref` and no `token_count`.
     MissingTokenCount(ChunkId),
+    /// The token counter fails on this chunk's content (and it has no `token_count`).
+    TokenizerFailed(ChunkId),
     /// The pinned chunks need more tokens than the budget.
     PinnedOverBudget {
         /// Tokens of the pinned chunks.
@@ -238,15 +252,16 @@ pub fn invalid_input(chunks: &[Chunk], budget: i64, counter: &dyn TokenCounter) 
             return Some(InvalidInput::NonFiniteScore(c.id.clone()));
         }
         match tokens_of(c, counter) {
-            None => return Some(InvalidInput::MissingTokenCount(c.id.clone())),
-            Some(0) => return Some(InvalidInput::ZeroTokens(c.id.clone())),
-            Some(_) => {}
+            Err(_) => return Some(InvalidInput::TokenizerFailed(c.id.clone())),
+            Ok(None) => return Some(InvalidInput::MissingTokenCount(c.id.clone())),
+            Ok(Some(0)) => return Some(InvalidInput::ZeroTokens(c.id.clone())),
+            Ok(Some(_)) => {}
         }
     }
     let pinned_tokens: usize = chunks
         .iter()
         .filter(|c| c.pinned)
-        .filter_map(|c| tokens_of(c, counter))
+        .filter_map(|c| known_tokens(c, counter))
         .fold(0, usize::saturating_add);
     let over = usize::try_from(budget).is_ok_and(|budget| pinned_tokens > budget);
     over.then_some(InvalidInput::PinnedOverBudget { pinned_tokens })
@@ -313,6 +328,7 @@ pub fn invalid_input_refused(problem: &InvalidInput, result: &Result<PackedConte
         | (InvalidInput::NonFiniteScore(_), Err(PackerError::NonFiniteScore { .. }))
         | (InvalidInput::ZeroTokens(_), Err(PackerError::ZeroTokens { .. }))
         | (InvalidInput::MissingTokenCount(_), Err(PackerError::MissingTokenCount { .. }))
+        | (InvalidInput::TokenizerFailed(_), Err(PackerError::Tokenizer { .. }))
         | (InvalidInput::PinnedOverBudget { .. }, Err(PackerError::PinnedOverBudget { .. })) => true,
         // An input can be invalid in several ways; the packer may name another of them first.
         (_, Err(_)) => !matches!(problem, InvalidInput::PinnedOverBudget { .. }),
@@ -597,7 +613,7 @@ pub fn brute_force_best_score(
     let pinned: usize = input
         .iter()
         .filter(|c| c.pinned)
-        .filter_map(|c| tokens_of(c, counter))
+        .filter_map(|c| known_tokens(c, counter))
         .fold(0, usize::saturating_add);
     let room = budget.checked_sub(pinned)?;
     // Chunks with a score of zero or less never raise the total, so only positive ones matter.
@@ -605,7 +621,7 @@ pub fn brute_force_best_score(
         .iter()
         .zip(&verdicts)
         .filter(|(c, v)| !c.pinned && v.is_none() && c.score_or_zero() > 0.0)
-        .filter_map(|(c, _)| Some((tokens_of(c, counter)?, c.score_or_zero(), c.document_id.as_str())))
+        .filter_map(|(c, _)| Some((known_tokens(c, counter)?, c.score_or_zero(), c.document_id.as_str())))
         .filter(|&(tokens, _, _)| tokens <= room)
         .collect();
     if items.len() > BRUTE_FORCE_MAX_CANDIDATES {

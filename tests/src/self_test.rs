@@ -3,7 +3,7 @@
 
 use rag_core::{
     Block, BlockType, Chunk, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Principal,
-    RequestContext, Span, TokenCounter, async_trait,
+    RequestContext, Span, TokenCounter, TokenizerError, async_trait,
 };
 use serde_json::json;
 
@@ -13,8 +13,8 @@ use crate::chunker::{Budget, check_chunker};
 struct Words;
 
 impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok(text.split_whitespace().count())
     }
 
     fn name(&self) -> &str {
@@ -89,7 +89,12 @@ impl Chunker for Toy {
             };
             chunk.span = Some(span);
             chunk.acl_labels = ctx.principal.acl_labels.clone();
-            chunk.token_count = Some(Words.count(content) + usize::from(self.fault == Fault::WrongTokenCount));
+            let tokens = Words.count(content).map_err(|source| ChunkError::TokenCount {
+                document_id: parsed.document.id.clone(),
+                offset: Some(span.start),
+                source,
+            })?;
+            chunk.token_count = Some(tokens + usize::from(self.fault == Fault::WrongTokenCount));
             if self.fault == Fault::ContentNotSpan {
                 chunk.set_body(Some(content.to_uppercase()), None).ok();
             }
@@ -230,4 +235,33 @@ fn a_failing_chunker_is_reported_not_panicked_on() {
     let report = check_chunker(&Failing, &ctx, &parsed, None);
     assert_eq!(report.broken_rules(), ["chunks_without_error"]);
     assert!(report.to_string().contains("boom"));
+}
+
+#[test]
+fn output_that_repeats_a_title_in_every_chunk_breaks_the_linear_output_rule() {
+    let (ctx, parsed) = fixture();
+    let chunks = pollster::block_on(Toy::new(Fault::None).chunk(&ctx, &parsed)).unwrap_or_default();
+    assert!(!chunks.is_empty());
+    assert_eq!(
+        crate::chunker::output_linear_in_input(&parsed, &chunks, 1, 512),
+        Vec::<String>::new()
+    );
+
+    let mut bloated = chunks.clone();
+    bloated[1]
+        .metadata
+        .insert("heading_path".into(), json!(["x".repeat(600)]));
+    let broken = crate::chunker::output_linear_in_input(&parsed, &bloated, 1, 512);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(
+        broken[0].starts_with("chunk c1: ") && broken[0].ends_with("over the bound of 512"),
+        "{broken:?}"
+    );
+
+    let mut repeated = chunks;
+    let again = repeated[1].clone();
+    repeated.extend([again.clone(), again.clone(), again]);
+    let broken = crate::chunker::output_linear_in_input(&parsed, &repeated, 1, 512);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(broken[0].contains("more than 1 times the"), "{broken:?}");
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rag_core::{
     Chunk, DropReason, DroppedChunk, PackOrder, PackedContext, Packer, PackerError, RequestContext, SelectionStrategy,
-    TokenCounter,
+    TokenCounter, TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -19,8 +19,8 @@ use crate::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 struct Words;
 
 impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok(text.split_whitespace().count())
     }
 
     fn name(&self) -> &str {

@@ -8,12 +8,12 @@
 use std::sync::{Arc, OnceLock};
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker};
+use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
 use rag_contract::packer::{PackerCase, PackerSpec, check_packer};
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
-    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
+    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -241,6 +241,68 @@ fn a_setext_heading_longer_than_the_budget_is_split() {
     assert!(chunks[1..].iter().all(|c| c.parent_id == Some(chunks[0].id.clone())));
 }
 
+/// `bytes` of prose: words and a sentence end every twelve words, no line breaks.
+fn prose(bytes: usize) -> String {
+    let words = [
+        "the", "chunker", "packs", "body", "text", "under", "its", "heading", "within", "budget",
+    ];
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(words[i % words.len()]);
+        text.push_str(if i % 12 == 11 { ". " } else { " " });
+        i += 1;
+    }
+    text.trim_end().to_owned()
+}
+
+#[test]
+fn output_stays_linear_in_the_input_with_a_giant_heading_or_setext_paragraph() {
+    // Issue 12's inputs at a tenth of their size: an 80 KB ATX heading, and 100 KB of prose closed
+    // by `---` (a setext heading). Every piece of the split heading carries its title in
+    // `heading_path`; were the title not bounded, 125 pieces would each repeat all 80 KB.
+    let cases = [
+        ("atx.md", format!("# {}\n\nBody under it.\n", prose(80_000))),
+        ("setext.md", format!("{}\n---\n\nBody under it.\n", prose(100_000))),
+    ];
+    for (name, text) in &cases {
+        for (max, overlap) in [(128, 0), (128, 16)] {
+            let chunks = chunk_checked(DocumentType::Markdown, name, text, max, overlap);
+            let parsed = parse(DocumentType::Markdown, name, text.as_bytes()).unwrap();
+            let chunker = HeadingAwareChunker::new(max, overlap, counter()).unwrap();
+            let (c, d) = (
+                6 * chunker.max_repetition(),
+                chunker.max_json_overhead(&ctx(), &parsed.document),
+            );
+            let output: usize = chunks.iter().map(|c| serde_json::to_string(c).unwrap().len() + 1).sum();
+            assert!(
+                output <= c * text.len() + d * chunks.len(),
+                "{name} {max}/{overlap}: {output} bytes of JSON Lines for {} bytes in {} chunks",
+                text.len(),
+                chunks.len()
+            );
+            let broken = output_linear_in_input(&parsed, &chunks, chunker.max_repetition(), d);
+            assert!(
+                broken.is_empty(),
+                "{name} {max}/{overlap}: {:?}",
+                &broken[..broken.len().min(3)]
+            );
+            // The body pieces of the heading carry its title cut to 200 characters.
+            let title = chunks[1].metadata["heading_path"][0].as_str().unwrap();
+            assert_eq!(
+                title.chars().count(),
+                HeadingAwareChunker::MAX_PATH_TITLE_CHARS,
+                "{name}"
+            );
+            assert!(
+                title.ends_with('…') && text.contains(title.trim_end_matches('…')),
+                "{name}"
+            );
+            assert!(chunks.len() > 100, "{name}: {} chunks", chunks.len());
+        }
+    }
+}
+
 #[test]
 fn front_matter_only_is_one_chunk() {
     let chunks = md("front.md", &corpus::front_matter_only());
@@ -419,7 +481,7 @@ struct Metered {
 }
 
 impl TokenCounter for Metered {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         self.bytes.fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
         self.inner.count(text)
     }

@@ -1,9 +1,9 @@
 //! `cargo xtask bench`: every performance figure of issue 6 in one table.
 //!
-//! Builds `ragctl` in release, runs the `bpe-openai` equivalence test (the backend is a feature,
-//! not built by `cargo test --workspace`), then runs the `rag-bench` harness in release with that
-//! backend, passing the binary's path so it can time the CLI too. Extra arguments
-//! (`--corpus DIR`, `--quick`, `--runs N`) go to the harness.
+//! Builds `ragctl` in release, runs the `bpe-openai` equivalence test of `rag-tokens` (the backend
+//! is a feature, not built by `cargo test --workspace`), then runs the `rag-bench` harness in
+//! release with that backend, passing the binary's path so it can time the CLI too. Extra
+//! arguments (`--corpus DIR`, `--quick`, `--runs N`) go to the harness.
 
 use crate::run::{cargo, run, workspace_root};
 
@@ -12,17 +12,17 @@ pub(crate) fn bench(extra: &[String]) -> Result<(), String> {
     build.args(["build", "--release", "--package", "ragctl"]);
     run(build)?;
 
-    // Release, like the harness: the test shares its build of rag-chunker with the feature.
+    // Release, like the harness: the test shares its build of rag-tokens with the feature.
     let mut equivalence = cargo();
     equivalence.args([
         "test",
         "--release",
         "--package",
-        "rag-chunker",
+        "rag-tokens",
         "--features",
         "bpe-openai",
         "--test",
-        "tokenizers",
+        "counters",
     ]);
     run(equivalence)?;
 

@@ -1,6 +1,6 @@
 //! Structure-aware chunking for ragctl: parsers that turn files into blocks, the heading-aware
-//! chunker that turns blocks into token-budgeted chunks, token counters on `tiktoken-rs`, and the
-//! OCR adapter.
+//! chunker that turns blocks into token-budgeted chunks, and the OCR adapter. The token counters
+//! live in `rag-tokens` and are re-exported here ([`TiktokenCounter`], and the [`tokens`] module).
 //!
 //! The pipeline is two calls: [`parse_document`] reads the bytes of a Markdown, plain-text or OCR
 //! JSON file into a [`ParsedDocument`](rag_core::ParsedDocument) (source text plus ordered, typed
@@ -13,8 +13,7 @@
 //! and `rag-packer` packs the chunks this crate emits into a prompt budget.
 //!
 //! ```
-//! use std::sync::Arc;
-//! use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+//! use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
 //! use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes};
 //!
 //! let ctx = RequestContext::local("acme");
@@ -24,7 +23,8 @@
 //!     bytes: markdown.as_bytes() };
 //! let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
 //!
-//! let chunker = HeadingAwareChunker::new(512, 64, Arc::new(TiktokenCounter::cl100k()))?;
+//! // 512 tokens per chunk, 64 of overlap, cl100k_base; see `with_budget` and `with_counter`.
+//! let chunker = HeadingAwareChunker::default();
 //! let chunks = chunker.chunk_document(&ctx, &parsed)?;
 //! assert_eq!(chunks.len(), 5); // three headings, two bodies
 //! assert_eq!(chunks[2].content(), Some("Run `make install`."));
@@ -36,7 +36,10 @@
 mod heading_aware;
 pub mod parse;
 mod sentence;
-pub mod tokens;
+
+/// The token counters, from `rag-tokens` (re-exported, so `rag_chunker::tokens::...` paths keep
+/// working).
+pub use rag_tokens as tokens;
 
 pub use heading_aware::HeadingAwareChunker;
 pub use parse::{
@@ -44,5 +47,5 @@ pub use parse::{
     ocr_result_to_parsed_document, parse_document, parse_document_owned,
 };
 #[cfg(feature = "bpe-openai")]
-pub use tokens::BpeOpenAiCounter;
-pub use tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};
+pub use rag_tokens::BpeOpenAiCounter;
+pub use rag_tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};

@@ -10,6 +10,7 @@ use invariants::{check_blocks, chunk_and_check, chunks_of, cl100k, ctx, o200k, p
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter};
 use rag_core::{
     Block, BlockType, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Span, TokenCounter,
+    TokenizerError,
 };
 use serde_json::json;
 
@@ -183,7 +184,7 @@ fn body_blocks_pack_until_the_next_would_overflow_and_keep_their_separators() {
         // Greedy: the next chunk's first paragraph would not have fitted into this one.
         let (a, b) = (pair[0].span.unwrap(), pair[1].span.unwrap());
         let next_para_end = b.start + text[b.start..].find('.').unwrap() + 1;
-        assert!(counter.count(&text[a.start..next_para_end]) > 40 - 2);
+        assert!(counter.count(&text[a.start..next_para_end]).unwrap() > 40 - 2);
     }
 }
 
@@ -207,7 +208,7 @@ fn overlap_repeats_the_end_of_the_previous_chunk_at_a_boundary_and_stays_in_budg
         if b.start < a.end {
             overlaps += 1;
             let repeated = &text[b.start..a.end];
-            assert!(counter.count(repeated) <= 16, "{repeated:?}");
+            assert!(counter.count(repeated).unwrap() <= 16, "{repeated:?}");
             // It starts at a sentence or word start.
             assert!(text[..b.start].ends_with(' '), "{repeated:?}");
         }
@@ -294,7 +295,7 @@ fn a_megabyte_line_without_spaces_is_hard_split_quickly() {
         "{full} of {} pieces are full",
         chunks.len()
     );
-    assert!(counter.count(chunks[1].content().unwrap()) <= 512);
+    assert!(counter.count(chunks[1].content().unwrap()).unwrap() <= 512);
 }
 
 #[test]
@@ -372,10 +373,13 @@ fn an_oversize_heading_is_split_and_its_first_piece_is_the_heading_chunk() {
     assert!(chunks[0].content().unwrap().starts_with("## A very long"));
     assert_eq!(chunks[0].metadata["level"], 2);
     assert!(chunks.len() > 3);
+    // The 414-character title is carried cut to 200 characters, its first 199 and an ellipsis.
+    let carried: String = title.chars().take(199).collect::<String>() + "…";
+    assert_eq!(carried.chars().count(), HeadingAwareChunker::MAX_PATH_TITLE_CHARS);
     for chunk in &chunks[1..] {
         assert_eq!(chunk.metadata_str("kind"), Some("body"));
         assert_eq!(chunk.parent_id.as_ref(), Some(&chunks[0].id));
-        assert_eq!(chunk.metadata["heading_path"][0].as_str().unwrap(), title.trim());
+        assert_eq!(chunk.metadata["heading_path"][0].as_str().unwrap(), carried);
     }
 }
 
@@ -512,4 +516,149 @@ fn foreign_parsers_blocks_with_whitespace_are_trimmed_and_blank_ones_dropped() {
     assert_eq!(chunks[0].content(), Some("Title"));
     assert_eq!(chunks[1].content(), Some("body text"));
     assert_eq!(chunks[1].metadata["heading_path"], json!(["Title"]));
+}
+
+/// Counts like cl100k until its `fail_at`-th call (1-based), which fails, as a remote or
+/// model-file tokenizer can; remembers what it was handed last.
+struct FailsAt {
+    fail_at: usize,
+    calls: std::sync::atomic::AtomicUsize,
+    promise: bool,
+}
+
+impl FailsAt {
+    fn new(fail_at: usize, promise: bool) -> Self {
+        Self {
+            fail_at,
+            calls: std::sync::atomic::AtomicUsize::new(0),
+            promise,
+        }
+    }
+}
+
+impl TokenCounter for FailsAt {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if call == self.fail_at {
+            return Err(TokenizerError::new("flaky", format!("call {call} refused")));
+        }
+        TiktokenCounter::cl100k().count(text)
+    }
+
+    fn name(&self) -> &str {
+        "flaky"
+    }
+
+    fn splits_at_line_starts(&self) -> bool {
+        self.promise
+    }
+}
+
+#[test]
+fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_offset() {
+    // Small budgets, overlap and an oversize heading, so headings, units, hard splits, overlap
+    // tails, gaps and flush counts all call the counter; every call is made to fail once.
+    let mut text = String::from_utf8(fixture("all_blocks.md")).unwrap();
+    text.push_str("\n\n# ");
+    text.push_str(&"A heading far longer than the budget. ".repeat(6));
+    text.push_str("\n\n");
+    text.push_str(&"averyveryverylongwordwithoutanybreak".repeat(8));
+    text.push('\n');
+    let parsed = parse_md(&text);
+    for promise in [false, true] {
+        let calls = {
+            let counter = Arc::new(FailsAt::new(0, promise));
+            HeadingAwareChunker::new(24, 6, counter.clone())
+                .unwrap()
+                .chunk_document(&ctx(), &parsed)
+                .unwrap();
+            counter.calls.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        assert!(calls > 50, "{calls} calls");
+        for fail_at in 1..=calls {
+            let chunker = HeadingAwareChunker::new(24, 6, Arc::new(FailsAt::new(fail_at, promise))).unwrap();
+            let err = chunker.chunk_document(&ctx(), &parsed).unwrap_err();
+            let ChunkError::TokenCount {
+                document_id,
+                offset: Some(offset),
+                source,
+            } = &err
+            else {
+                panic!("call {fail_at}: {err:?}");
+            };
+            assert_eq!(document_id.as_str(), "doc");
+            assert!(*offset < text.len() && text.is_char_boundary(*offset), "{offset}");
+            assert_eq!(source, &TokenizerError::new("flaky", format!("call {fail_at} refused")));
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "document doc: counting the text at byte {offset}: tokenizer flaky failed: call {fail_at} refused"
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chunker_whose_counter_fails_is_unhealthy() {
+    let chunker = HeadingAwareChunker::new(64, 8, Arc::new(FailsAt::new(1, false))).unwrap();
+    assert_eq!(
+        pollster::block_on(chunker.health()),
+        Health::Unhealthy("tokenizer flaky failed: call 1 refused".into())
+    );
+    assert_eq!(pollster::block_on(chunker.health()), Health::Healthy);
+}
+
+#[test]
+fn the_default_chunker_is_512_64_cl100k_and_the_builders_keep_new_working() {
+    let chunker = HeadingAwareChunker::default();
+    assert_eq!(
+        (chunker.max_tokens(), chunker.overlap_tokens(), chunker.counter().name()),
+        (512, 64, "tiktoken:cl100k_base")
+    );
+    let parsed = parse(DocumentType::Markdown, "all_blocks.md", &fixture("all_blocks.md"));
+    let explicit = HeadingAwareChunker::new(512, 64, cl100k()).unwrap();
+    assert_eq!(
+        chunker.chunk_document(&ctx(), &parsed).unwrap(),
+        explicit.chunk_document(&ctx(), &parsed).unwrap()
+    );
+
+    let built = HeadingAwareChunker::default()
+        .with_budget(16, 4)
+        .unwrap()
+        .with_counter(o200k());
+    let by_new = HeadingAwareChunker::new(16, 4, o200k()).unwrap();
+    assert_eq!(format!("{built:?}"), format!("{by_new:?}"));
+    assert_eq!(
+        built.chunk_document(&ctx(), &parsed).unwrap(),
+        by_new.chunk_document(&ctx(), &parsed).unwrap()
+    );
+
+    for (max, overlap, message) in [
+        (0, 0, "invalid chunker configuration: max_tokens must be at least 1"),
+        (
+            8,
+            8,
+            "invalid chunker configuration: overlap_tokens (8) must be below max_tokens (8)",
+        ),
+    ] {
+        let err = HeadingAwareChunker::default().with_budget(max, overlap).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        let err = HeadingAwareChunker::new(max, overlap, cl100k()).unwrap_err();
+        assert_eq!(err.to_string(), message);
+    }
+}
+
+#[test]
+fn every_chunk_names_the_tokenizer_of_its_count_in_its_json() {
+    let parsed = parse(DocumentType::Markdown, "cjk.md", &fixture("cjk.md"));
+    for (counter, name) in [(cl100k(), "tiktoken:cl100k_base"), (o200k(), "tiktoken:o200k_base")] {
+        let chunks = chunk_and_check(&parsed, 64, 8, counter);
+        for chunk in &chunks {
+            let line = serde_json::to_value(chunk).unwrap();
+            assert_eq!(line["tokenizer"], name);
+            let back: rag_core::Chunk = serde_json::from_value(line).unwrap();
+            assert_eq!(&back, chunk);
+        }
+    }
 }

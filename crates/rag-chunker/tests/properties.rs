@@ -4,9 +4,9 @@
 
 mod invariants;
 
-use invariants::{chunk_and_check, cl100k, o200k, parse};
+use invariants::{chunk_and_check, cl100k, ctx, jsonl_bytes, o200k, parse};
 use proptest::prelude::*;
-use rag_chunker::DocumentType;
+use rag_chunker::{DocumentType, HeadingAwareChunker};
 
 /// Words from several scripts, with emoji ZWJ sequences and combining marks, so cuts are tested
 /// against multi-byte characters and grapheme clusters.
@@ -120,5 +120,52 @@ proptest! {
     fn generated_text_keeps_every_promise((max, overlap) in budget(), text in markdown()) {
         let parsed = parse(DocumentType::Text, "generated.txt", text.as_bytes());
         chunk_and_check(&parsed, max, overlap, cl100k());
+    }
+}
+
+/// Thousands of words with a sentence end now and then: the title of a giant heading.
+fn giant_text() -> impl Strategy<Value = String> {
+    (prop::collection::vec(sentence(), 1..20), 30..120usize).prop_map(|(sentences, repeat)| {
+        let text = sentences.join(" ");
+        std::iter::repeat_n(text.as_str(), repeat).collect::<Vec<_>>().join(" ")
+    })
+}
+
+/// Markdown with giant ATX headings and giant setext headings (a long paragraph closed by `---`
+/// or `===`) among ordinary blocks: the inputs whose titles once repeated in every piece.
+fn markdown_with_giant_headings() -> impl Strategy<Value = String> {
+    let giant = prop_oneof![
+        (1..=6usize, giant_text()).prop_map(|(level, title)| format!("{} {title}", "#".repeat(level))),
+        (giant_text(), prop::bool::ANY)
+            .prop_map(|(title, one)| format!("{title}\n{}", if one { "===" } else { "---" })),
+    ];
+    prop::collection::vec(prop_oneof![1 => giant, 2 => block()], 1..5).prop_map(|blocks| blocks.join("\n\n"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Output linear in the input: at most `C * input + D * chunks` bytes of JSON Lines, with
+    /// `C = 6 * max_repetition()` and `D = max_json_overhead(..)` (docs/reference/chunker.md).
+    #[test]
+    fn output_stays_linear_in_the_input_with_giant_headings(
+        (max, overlap) in budget(), text in markdown_with_giant_headings(),
+    ) {
+        let parsed = parse(DocumentType::Markdown, "giant.md", text.as_bytes());
+        // chunk_and_check also checks the per-chunk overhead and the repetition separately.
+        let chunks = chunk_and_check(&parsed, max, overlap, cl100k());
+        let chunker = HeadingAwareChunker::new(max, overlap, cl100k()).unwrap();
+        let c = 6 * chunker.max_repetition();
+        let d = chunker.max_json_overhead(&ctx(), &parsed.document);
+        let output = jsonl_bytes(&chunks);
+        prop_assert!(
+            output <= c * text.len() + d * chunks.len(),
+            "{output} bytes out of {} in, {} chunks (C {c}, D {d})", text.len(), chunks.len()
+        );
+        for chunk in &chunks {
+            for title in chunk.metadata["heading_path"].as_array().unwrap() {
+                prop_assert!(title.as_str().unwrap().chars().count() <= HeadingAwareChunker::MAX_PATH_TITLE_CHARS);
+            }
+        }
     }
 }

@@ -80,6 +80,11 @@ pub struct Chunk {
     /// Number of tokens of `content` under the tokenizer named by whoever set it, cached at ingest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_count: Option<usize>,
+    /// The [`TokenCounter::name`](crate::TokenCounter::name) of the counter that produced
+    /// `token_count` (e.g. `tiktoken:cl100k_base`), so a consumer counting with another tokenizer
+    /// knows the count is not in its units. `None` when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<String>,
     /// Byte range of `content` in the source text, when the chunk is a slice of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
@@ -176,6 +181,7 @@ impl Chunk {
             content,
             content_ref,
             token_count: None,
+            tokenizer: None,
             span: None,
             source_uri: None,
             score: None,
@@ -263,6 +269,8 @@ struct ChunkRepr {
     #[serde(default)]
     token_count: Option<usize>,
     #[serde(default)]
+    tokenizer: Option<String>,
+    #[serde(default)]
     span: Option<Span>,
     #[serde(default)]
     source_uri: Option<String>,
@@ -296,6 +304,7 @@ impl TryFrom<ChunkRepr> for Chunk {
             content: repr.content,
             content_ref: repr.content_ref,
             token_count: repr.token_count,
+            tokenizer: repr.tokenizer,
             span: repr.span,
             source_uri: repr.source_uri,
             score: repr.score,
@@ -319,6 +328,7 @@ mod tests {
         chunk.position = 1;
         chunk.parent_id = Some("doc#0".into());
         chunk.token_count = Some(3);
+        chunk.tokenizer = Some("tiktoken:cl100k_base".into());
         chunk.span = Some(Span::new(9, 19));
         chunk.source_uri = Some("docs/a.md".into());
         chunk.score = Some(0.75);
@@ -338,7 +348,7 @@ mod tests {
             json!({
                 "id": "doc#1", "document_id": "doc", "tenant_id": "acme", "position": 1,
                 "parent_id": "doc#0", "content": "Body text.", "token_count": 3,
-                "span": {"start": 9, "end": 19}, "source_uri": "docs/a.md", "score": 0.75,
+                "tokenizer": "tiktoken:cl100k_base", "span": {"start": 9, "end": 19}, "source_uri": "docs/a.md", "score": 0.75,
                 "trust": "user_supplied", "pinned": true, "acl_labels": ["staff"],
                 "metadata": {"kind": "body"}
             })
@@ -359,6 +369,7 @@ mod tests {
         let back: Chunk = serde_json::from_value(json).unwrap();
         assert_eq!(back, chunk);
         assert_eq!(back.trust, TrustLevel::Trusted);
+        assert_eq!(back.tokenizer, None);
         assert!(!back.pinned);
         assert_eq!(back.score_or_zero(), 0.0);
     }

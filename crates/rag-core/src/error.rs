@@ -3,7 +3,7 @@
 //! Every message names what failed and where (file, byte offset, block, chunk id), lower-case and
 //! without a trailing period, so callers can prefix it (`error: docs/a.md: invalid UTF-8 ...`).
 
-use crate::{ChunkId, DocumentId, MissingContentError, TenantId};
+use crate::{ChunkId, DocumentId, MissingContentError, TenantId, TokenizerError};
 
 /// Any error of the ragctl libraries.
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +116,20 @@ pub enum ChunkError {
         /// What is wrong, e.g. a span outside the text.
         message: String,
     },
+    /// The token counter failed on the document's text.
+    #[error("document {document_id}{}: {source}", counted_at(*offset))]
+    TokenCount {
+        /// The document.
+        document_id: DocumentId,
+        /// Byte offset in the document's text where the text being counted starts, when known.
+        offset: Option<usize>,
+        /// The counter's error.
+        source: TokenizerError,
+    },
+}
+
+fn counted_at(offset: Option<usize>) -> String {
+    offset.map_or_else(String::new, |offset| format!(": counting the text at byte {offset}"))
 }
 
 /// Retrieval-time processing failed.
@@ -207,6 +221,20 @@ pub enum PackerError {
         /// What is wrong.
         message: String,
     },
+    /// The token counter failed on a chunk without a cached `token_count`.
+    #[error("chunk {chunk_id}: {source}")]
+    Tokenizer {
+        /// The chunk whose content was being counted.
+        chunk_id: ChunkId,
+        /// The counter's error.
+        source: TokenizerError,
+    },
+    /// The token counter failed on the rendered context (or a piece of its layout).
+    #[error("counting the rendered context: {source}")]
+    ContextCount {
+        /// The counter's error.
+        source: TokenizerError,
+    },
 }
 
 /// The Repacker refused its configuration or input.
@@ -256,6 +284,15 @@ pub enum RepackError {
         chunk_id: ChunkId,
         /// The score.
         score: f64,
+    },
+    /// The token counter of a token size function failed on a chunk without a cached
+    /// `token_count`.
+    #[error("chunk {chunk_id}: {source}")]
+    Tokenizer {
+        /// The chunk whose content was being counted.
+        chunk_id: ChunkId,
+        /// The counter's error.
+        source: TokenizerError,
     },
 }
 

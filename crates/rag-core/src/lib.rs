@@ -36,7 +36,7 @@ pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
     ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, SelectionStrategy,
 };
-pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter};
+pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError};
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.
 pub use async_trait::async_trait;

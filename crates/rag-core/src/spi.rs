@@ -11,11 +11,46 @@ use crate::{
     Chunk, ChunkError, CorpusId, DocumentId, PackedContext, PackerError, ParseError, ParsedDocument, RequestContext,
 };
 
+/// A [`TokenCounter`] could not count a text.
+///
+/// The built-in BPE counters never fail; a counter backed by a service, a model file or another
+/// runtime returns this instead of panicking. The chunker and the packer turn it into their own
+/// error, naming the document (and byte offset) or the chunk whose text was being counted.
+///
+/// ```
+/// use rag_core::TokenizerError;
+///
+/// let err = TokenizerError::new("hf:bert-base", "the model file is truncated");
+/// assert_eq!(err.to_string(), "tokenizer hf:bert-base failed: the model file is truncated");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tokenizer {tokenizer} failed: {message}")]
+#[non_exhaustive]
+pub struct TokenizerError {
+    /// The failing counter's [`name`](TokenCounter::name).
+    pub tokenizer: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl TokenizerError {
+    /// The error of the counter named `tokenizer`, saying what went wrong.
+    pub fn new(tokenizer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            tokenizer: tokenizer.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// Counts tokens the way a model's tokenizer does.
 ///
 /// Contract:
-/// - `count` is deterministic: the same text always gives the same number.
-/// - `count("")` is 0.
+/// - `count` is deterministic: the same text always gives the same result.
+/// - `count("")` is `Ok(0)`.
+/// - A counter that cannot count returns a [`TokenizerError`]; it never panics. Callers pass the
+///   error on (the chunker as a `ChunkError` naming the document, the packer as a `PackerError`
+///   naming the chunk) and do not retry.
 /// - `name` identifies the tokenizer precisely enough that two counters with the same name give the
 ///   same counts (`tiktoken:cl100k_base`); packers and chunk metadata report it.
 /// - Counters are shared across threads, so they must be `Send + Sync` and cheap to call
@@ -24,7 +59,7 @@ use crate::{
 ///   describes holds for every text; the default `false` is always correct.
 pub trait TokenCounter: Send + Sync {
     /// Number of tokens in `text`.
-    fn count(&self, text: &str) -> usize;
+    fn count(&self, text: &str) -> Result<usize, TokenizerError>;
 
     /// Name of the tokenizer, e.g. `tiktoken:cl100k_base`.
     fn name(&self) -> &str;
@@ -45,7 +80,7 @@ pub trait TokenCounter: Send + Sync {
 }
 
 impl<T: TokenCounter + ?Sized> TokenCounter for &T {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         (**self).count(text)
     }
 
@@ -58,7 +93,7 @@ impl<T: TokenCounter + ?Sized> TokenCounter for &T {
 }
 
 impl<T: TokenCounter + ?Sized> TokenCounter for std::sync::Arc<T> {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         (**self).count(text)
     }
 
@@ -71,7 +106,7 @@ impl<T: TokenCounter + ?Sized> TokenCounter for std::sync::Arc<T> {
 }
 
 impl<T: TokenCounter + ?Sized> TokenCounter for Box<T> {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         (**self).count(text)
     }
 
@@ -204,8 +239,8 @@ mod tests {
     struct Words;
 
     impl TokenCounter for Words {
-        fn count(&self, text: &str) -> usize {
-            text.split_whitespace().count()
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+            Ok(text.split_whitespace().count())
         }
 
         fn name(&self) -> &str {
@@ -217,19 +252,39 @@ mod tests {
     fn counters_work_through_references_and_smart_pointers() {
         let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Words);
         let boxed: Box<dyn TokenCounter> = Box::new(Words);
-        assert_eq!(arc.count("a b c"), 3);
-        fn count_via<C: TokenCounter>(counter: C, text: &str) -> usize {
+        assert_eq!(arc.count("a b c"), Ok(3));
+        fn count_via<C: TokenCounter>(counter: C, text: &str) -> Result<usize, TokenizerError> {
             counter.count(text)
         }
-        assert_eq!(count_via(&Words, "a b"), 2);
+        assert_eq!(count_via(&Words, "a b"), Ok(2));
         assert_eq!(boxed.name(), "words");
+    }
+
+    struct Down;
+
+    impl TokenCounter for Down {
+        fn count(&self, _: &str) -> Result<usize, TokenizerError> {
+            Err(TokenizerError::new("remote", "service unavailable"))
+        }
+
+        fn name(&self) -> &str {
+            "remote"
+        }
+    }
+
+    #[test]
+    fn a_counter_error_passes_through_pointers_unchanged() {
+        let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Down);
+        let err = TokenizerError::new("remote", "service unavailable");
+        assert_eq!(arc.count("x"), Err(err.clone()));
+        assert_eq!(Box::new(Down).count("x"), Err(err));
     }
 
     struct Lines;
 
     impl TokenCounter for Lines {
-        fn count(&self, text: &str) -> usize {
-            text.lines().count()
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+            Ok(text.lines().count())
         }
 
         fn name(&self) -> &str {
@@ -242,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn line_start_additivity_is_off_by_default_and_forwarded_by_pointers() {
+    fn line_start_additivity_is_off_by_default_and_forwarded_by_pointers() -> Result<(), TokenizerError> {
         assert!(!Words.splits_at_line_starts());
         let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Lines);
         let boxed: Box<dyn TokenCounter> = Box::new(Lines);
@@ -252,7 +307,8 @@ mod tests {
         assert!(!std::sync::Arc::new(Words).splits_at_line_starts());
         // What the promise means, on a counter that keeps it.
         let (a, b) = ("one\ntwo\n", "three\nfour");
-        assert_eq!(Lines.count(&format!("{a}{b}")), Lines.count(a) + Lines.count(b));
+        assert_eq!(Lines.count(&format!("{a}{b}")), Ok(Lines.count(a)? + Lines.count(b)?));
+        Ok(())
     }
 
     #[test]

@@ -22,15 +22,16 @@ pub(crate) fn validate_budget(budget: i64) -> Result<usize, PackerError> {
 /// The tokens a chunk counts for: its cached `token_count`, else `counter` on its content.
 ///
 /// The packer never fetches content, so a chunk known only by its `content_ref` must carry its
-/// count; and a chunk of 0 tokens is refused, since it could not carry any information.
+/// count; a chunk of 0 tokens is refused, since it could not carry any information; and a counter
+/// that fails is [`PackerError::Tokenizer`] naming the chunk.
 ///
 /// ```
-/// use rag_core::{Chunk, TokenCounter};
+/// use rag_core::{Chunk, TokenCounter, TokenizerError};
 /// use rag_packer::chunk_tokens;
 ///
 /// struct Words;
 /// impl TokenCounter for Words {
-///     fn count(&self, text: &str) -> usize { text.split_whitespace().count() }
+///     fn count(&self, text: &str) -> Result<usize, TokenizerError> { Ok(text.split_whitespace().count()) }
 ///     fn name(&self) -> &str { "words" }
 /// }
 ///
@@ -45,7 +46,10 @@ pub(crate) fn validate_budget(budget: i64) -> Result<usize, PackerError> {
 pub fn chunk_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<usize, PackerError> {
     let tokens = match (chunk.token_count, chunk.content()) {
         (Some(cached), _) => cached,
-        (None, Some(content)) => counter.count(content),
+        (None, Some(content)) => counter.count(content).map_err(|source| PackerError::Tokenizer {
+            chunk_id: chunk.id.clone(),
+            source,
+        })?,
         (None, None) => {
             return Err(PackerError::MissingTokenCount {
                 chunk_id: chunk.id.clone(),

@@ -181,7 +181,7 @@ impl PyChunk {
     #[new]
     #[pyo3(signature = (
         id, document_id, tenant_id, content = None, *, content_ref = None, position = 0,
-        parent_id = None, token_count = None, span = None, source_uri = None, score = None,
+        parent_id = None, token_count = None, tokenizer = None, span = None, source_uri = None, score = None,
         trust = "trusted", pinned = false, acl_labels = None, metadata = None, extra = None,
     ))]
     #[allow(clippy::too_many_arguments)] // the seed's Chunk has these fields, all settable by keyword
@@ -195,6 +195,7 @@ impl PyChunk {
         position: usize,
         parent_id: Option<String>,
         token_count: Option<usize>,
+        tokenizer: Option<String>,
         span: Option<&Bound<'_, PyAny>>,
         source_uri: Option<String>,
         score: Option<f64>,
@@ -208,6 +209,7 @@ impl PyChunk {
         chunk.position = position;
         chunk.parent_id = parent_id.map(ChunkId::from);
         chunk.token_count = token_count;
+        chunk.tokenizer = tokenizer;
         chunk.span = span.map(span_from_py).transpose()?;
         chunk.source_uri = source_uri;
         chunk.score = score;
@@ -313,6 +315,17 @@ impl PyChunk {
     #[setter]
     fn set_token_count(&mut self, tokens: Option<usize>) {
         self.inner.token_count = tokens;
+    }
+
+    /// The tokenizer `token_count` was counted with, e.g. `tiktoken:cl100k_base`.
+    #[getter]
+    fn get_tokenizer(&self) -> Option<&str> {
+        self.inner.tokenizer.as_deref()
+    }
+
+    #[setter]
+    fn set_tokenizer(&mut self, tokenizer: Option<String>) {
+        self.inner.tokenizer = tokenizer;
     }
 
     /// Byte range of `content` in the source text, when the chunk is a slice of it.

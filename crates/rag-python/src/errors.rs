@@ -99,6 +99,18 @@ pub(crate) fn chunk_error(py: Python<'_>, err: &ChunkError) -> PyErr {
             attrs.push(("block_index", Attr::Int(*block_index)));
             "ChunkError"
         }
+        ChunkError::TokenCount {
+            document_id,
+            offset,
+            source,
+        } => {
+            attrs.push(("document_id", Attr::Str(document_id.to_string())));
+            if let Some(offset) = offset {
+                attrs.push(("offset", Attr::Int(*offset)));
+            }
+            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
+            "ChunkError"
+        }
         _ => "ChunkError",
     };
     raise(py, class, err.to_string(), attrs)
@@ -122,6 +134,13 @@ pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
             attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
             attrs.push(("score", Attr::Float(*score)));
         }
+        PackerError::Tokenizer { chunk_id, source } => {
+            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
+            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
+        }
+        PackerError::ContextCount { source } => {
+            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
+        }
         _ => {}
     }
     raise(py, "PackerError", err.to_string(), attrs)
@@ -134,7 +153,8 @@ pub(crate) fn repack_error(py: Python<'_>, err: &RepackError) -> PyErr {
         RepackError::MissingContent { chunk_id }
         | RepackError::MissingTokenCount { chunk_id }
         | RepackError::ChunkTooLarge { chunk_id, .. }
-        | RepackError::NonFiniteScore { chunk_id, .. } => {
+        | RepackError::NonFiniteScore { chunk_id, .. }
+        | RepackError::Tokenizer { chunk_id, .. } => {
             attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
         }
         _ => {}

@@ -14,7 +14,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use rag_chunker::TiktokenCounter;
+use rag_tokens::TiktokenCounter;
 use rag_core::{ChunkError, TokenCounter, TokenizerError};
 
 use crate::errors;

@@ -25,6 +25,7 @@ use rag_contract::generate;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_core::{
     Chunk, CorpusId, DocumentId, PackOrder, Principal, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
+    TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -161,8 +162,8 @@ fn chunker_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> 
 struct Words;
 
 impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
-        text.split_whitespace().count()
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok(text.split_whitespace().count())
     }
 
     fn name(&self) -> &str {

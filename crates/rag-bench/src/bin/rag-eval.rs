@@ -238,7 +238,9 @@ fn pack(
         tokens_used: report["tokens_used"]
             .as_u64()
             .ok_or(format!("{what}: ragctl pack --format json has no \"tokens_used\""))?,
-        rendered_tokens: counter.count(rendered),
+        rendered_tokens: counter
+            .count(rendered)
+            .map_err(|err| format!("{what}: counting the context: {err}"))?,
     })
 }
 

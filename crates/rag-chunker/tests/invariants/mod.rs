@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker};
+use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_core::{BlockType, Chunk, CorpusId, DocumentId, ParsedDocument, RequestContext, SourceBytes, TokenCounter};
 
 /// The context every test runs in: a principal with labels, so label propagation is checked.
@@ -68,7 +68,15 @@ pub(crate) fn chunk_and_check(
     assert!(report.passed(), "{report}");
     let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
     check_chunks(parsed, &chunks, max, counter.as_ref());
+    let overhead = chunker.max_json_overhead(&ctx(), &parsed.document);
+    let broken = output_linear_in_input(parsed, &chunks, chunker.max_repetition(), overhead);
+    assert!(broken.is_empty(), "{broken:?}");
     chunks
+}
+
+/// The bytes of `chunks` as JSON Lines, as `ragctl chunk --format jsonl` writes them.
+pub(crate) fn jsonl_bytes(chunks: &[Chunk]) -> usize {
+    chunks.iter().map(|c| serde_json::to_string(c).unwrap().len() + 1).sum()
 }
 
 /// The parser promises: spans on character boundaries, increasing, not overlapping, not covering
@@ -118,8 +126,9 @@ pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize
         let content = chunk.content().unwrap();
         assert_eq!(content, &text[span.range()]);
         assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
-        let tokens = counter.count(content);
+        let tokens = counter.count(content).unwrap();
         assert_eq!(chunk.token_count, Some(tokens));
+        assert_eq!(chunk.tokenizer.as_deref(), Some(counter.name()), "chunk {i}");
         assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
         let kind = chunk.metadata_str("kind").unwrap();
         let path_len = chunk.metadata["heading_path"].as_array().unwrap().len();

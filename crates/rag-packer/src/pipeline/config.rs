@@ -3,8 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rag_chunker::TiktokenCounter;
 use rag_core::{PackOrder, PackerError, SelectionStrategy, TokenCounter};
+use rag_tokens::TiktokenCounter;
 
 use crate::dedup::check_near_config;
 use crate::order::Order;

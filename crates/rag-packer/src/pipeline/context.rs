@@ -255,7 +255,9 @@ fn ordered_runs(
 
 /// Tokens of `text` under the packer's counter.
 fn count(counter: &dyn TokenCounter, text: &str) -> Result<usize, PackerError> {
-    Ok(counter.count(text))
+    counter
+        .count(text)
+        .map_err(|source| PackerError::ContextCount { source })
 }
 
 /// A rendering failure as the packer reports it.

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rag_core::{ChunkId, ConflictKind, DropReason, PackOrder, SelectionStrategy, TokenCounter, TrustLevel};
+use rag_core::{
+    ChunkId, ConflictKind, DropReason, PackOrder, SelectionStrategy, TokenCounter, TokenizerError, TrustLevel,
+};
 
 use super::*;
 use crate::Order;
@@ -13,9 +15,9 @@ use crate::Order;
 struct Words(AtomicUsize);
 
 impl TokenCounter for Words {
-    fn count(&self, text: &str) -> usize {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         self.0.fetch_add(1, Ordering::Relaxed);
-        text.split_whitespace().count()
+        Ok(text.split_whitespace().count())
     }
 
     fn name(&self) -> &str {

@@ -84,7 +84,10 @@ impl SizeFn {
                 }),
             Self::Tokens(counter) => match (chunk.token_count, chunk.content()) {
                 (Some(tokens), _) => Ok(tokens),
-                (None, Some(content)) => Ok(counter.count(content)),
+                (None, Some(content)) => counter.count(content).map_err(|source| RepackError::Tokenizer {
+                    chunk_id: chunk.id.clone(),
+                    source,
+                }),
                 (None, None) => Err(RepackError::MissingTokenCount {
                     chunk_id: chunk.id.clone(),
                 }),

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rag_core::TokenCounter;
+use rag_core::{TokenCounter, TokenizerError};
 
 use super::*;
 use crate::ContextConfig;
@@ -138,8 +138,8 @@ fn context_mode_renders_and_joins() {
 fn size_functions() {
     struct Words;
     impl TokenCounter for Words {
-        fn count(&self, text: &str) -> usize {
-            text.split_whitespace().count()
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+            Ok(text.split_whitespace().count())
         }
         fn name(&self) -> &str {
             "words"

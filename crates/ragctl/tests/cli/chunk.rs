@@ -66,6 +66,7 @@ fn jsonl_chunks_are_exact_slices_of_the_file() {
         );
         assert_eq!(chunk["content"].as_str().unwrap(), &GUIDE_MD[start..end]);
         assert!(chunk["token_count"].as_u64().unwrap() <= 16);
+        assert_eq!(chunk["tokenizer"], "tiktoken:cl100k_base");
         assert!(chunk["metadata"]["heading_path"].is_array());
     }
     assert_eq!(chunks[0]["metadata"]["kind"], "heading");

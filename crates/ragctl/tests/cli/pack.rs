@@ -193,7 +193,7 @@ fn a_pack_with_every_token_count_given_runs_on_stdin() {
     let packed: Value = serde_json::from_slice(&out).unwrap();
     // The budget holds for the rendered context, whatever the lines claimed (40 tokens each).
     let context = packed["context"].as_str().unwrap();
-    let tokens = rag_chunker::TiktokenCounter::cl100k().count(context);
+    let tokens = rag_chunker::TiktokenCounter::cl100k().count(context).unwrap();
     assert_eq!(packed["tokens_used"], tokens);
     assert!(tokens <= 100, "{tokens}");
     assert_eq!(packed["scoring"], "given (every chunk had a score)");

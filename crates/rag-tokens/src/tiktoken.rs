@@ -1,24 +1,26 @@
-//! Token counters on `tiktoken-rs`.
+//! The `tiktoken-rs` backend.
 //!
-//! Building a BPE table costs 60-150 ms in release builds (over a second in debug), so tables are
-//! built only on the first count (a packer whose chunks all carry a cached `token_count` never
-//! pays for one), shared by every counter that names the encoding, and kept for the process.
+//! Building a BPE table is slow (tens of milliseconds in release builds, over a second in debug),
+//! so tables are built only on the first count (a packer whose chunks all carry a cached
+//! `token_count` never pays for one), shared by every counter that names the encoding, and kept
+//! for the process.
 //!
 //! One table per encoding is not quite enough on several threads: tiktoken-rs gives each thread
 //! its own copy of the pre-tokenizer regex, but the copies share the compiled pattern's inner
-//! matchers and with them one pool of match caches, which serialises the threads. Measured here,
-//! two threads encoding with one shared table took 1.5 to 2.5 times as long as with a table each.
-//! So threads are spread over up to [`TABLES_PER_ENCODING`] tables, each built on the first count
-//! of a thread that needs it.
+//! matchers and with them one pool of match caches, which serialises the threads (see
+//! `docs/performance.md`). So threads are spread over up to [`TABLES_PER_ENCODING`] tables, each
+//! built on the first count of a thread that needs it.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rag_core::{ChunkError, TokenCounter};
+use rag_core::{ChunkError, TokenCounter, TokenizerError};
 use tiktoken_rs::CoreBPE;
 
+use crate::unknown_encoding;
+
 /// The most tables one encoding gets, one per slot of threads (see the module documentation). A
-/// table takes about 23 MB and 60-80 ms to build; the first slot is tiktoken-rs's own singleton.
+/// table takes about 23 MB; the first slot is tiktoken-rs's own singleton.
 pub const TABLES_PER_ENCODING: usize = 4;
 
 /// The tables of one encoding, by thread slot.
@@ -63,35 +65,24 @@ thread_local! {
     static THREAD_SLOT: usize = NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % TABLES_PER_ENCODING;
 }
 
-/// The encodings [`TiktokenCounter`] knows, by their tiktoken names.
-pub const SUPPORTED_ENCODINGS: [&str; 2] = ["cl100k_base", "o200k_base"];
-
 /// Counts tokens with an OpenAI BPE encoding (`cl100k_base` or `o200k_base`).
 ///
 /// `cl100k_base` is the tokenizer of GPT-4 and GPT-3.5 and of OpenAI's embedding models, and a fair
 /// estimate for other model families; `o200k_base` is GPT-4o's.
 ///
 /// ```
-/// use rag_chunker::TiktokenCounter;
+/// use rag_tokens::TiktokenCounter;
 /// use rag_core::TokenCounter;
 ///
 /// let counter = TiktokenCounter::new("cl100k_base")?;
 /// assert_eq!(counter.name(), "tiktoken:cl100k_base");
-/// assert_eq!(counter.count("hello world"), 2);
-/// # Ok::<(), rag_core::ChunkError>(())
+/// assert_eq!(counter.count("hello world")?, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct TiktokenCounter {
     tables: &'static Tables,
     name: &'static str,
-}
-
-/// The error for an encoding name neither backend knows.
-fn unknown_encoding(name: &str) -> ChunkError {
-    ChunkError::Tokenizer {
-        tokenizer: name.to_owned(),
-        message: format!("unknown encoding; supported: {}", SUPPORTED_ENCODINGS.join(", ")),
-    }
 }
 
 impl TiktokenCounter {
@@ -126,10 +117,11 @@ impl std::fmt::Debug for TiktokenCounter {
 }
 
 impl TokenCounter for TiktokenCounter {
-    fn count(&self, text: &str) -> usize {
+    /// Never fails: the tables are in the binary.
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         // Special-token text such as "<|endoftext|>" in a document is ordinary text to us: counting
         // it as one special token would undercount what an API charges for user content.
-        self.tables.get().encode_ordinary(text).len()
+        Ok(self.tables.get().encode_ordinary(text).len())
     }
 
     fn name(&self) -> &str {
@@ -146,86 +138,13 @@ impl TokenCounter for TiktokenCounter {
     }
 }
 
-/// Counts tokens with the `bpe-openai` crate: the same counts as [`TiktokenCounter`] (the tests
-/// compare them on the fixtures and on generated text), about twice as fast, for a larger binary.
-///
-/// Only with the cargo feature `bpe-openai`. Its tables, like tiktoken-rs's, are built once per
-/// process on the first count.
-///
-/// ```
-/// use rag_chunker::tokens::BpeOpenAiCounter;
-/// use rag_core::TokenCounter;
-///
-/// let counter = BpeOpenAiCounter::new("cl100k_base")?;
-/// assert_eq!(counter.name(), "tiktoken:cl100k_base");
-/// assert_eq!(counter.count("hello world"), 2);
-/// # Ok::<(), rag_core::ChunkError>(())
-/// ```
-#[cfg(feature = "bpe-openai")]
-#[derive(Clone, Copy)]
-pub struct BpeOpenAiCounter {
-    bpe: fn() -> &'static bpe_openai::Tokenizer,
-    name: &'static str,
-}
-
-#[cfg(feature = "bpe-openai")]
-impl BpeOpenAiCounter {
-    /// A counter for `encoding` (`cl100k_base` or `o200k_base`); an unknown name is an error
-    /// listing the supported ones.
-    ///
-    /// Its [`name`](TokenCounter::name) is the tiktoken one (`tiktoken:cl100k_base`): the counts are
-    /// the same, so chunks counted by either backend are interchangeable.
-    pub fn new(encoding: &str) -> Result<Self, ChunkError> {
-        let (bpe, name): (fn() -> &'static bpe_openai::Tokenizer, _) = match encoding {
-            "cl100k_base" => (bpe_openai::cl100k_base, "tiktoken:cl100k_base"),
-            "o200k_base" => (bpe_openai::o200k_base, "tiktoken:o200k_base"),
-            other => return Err(unknown_encoding(other)),
-        };
-        Ok(Self { bpe, name })
-    }
-
-    /// The `cl100k_base` counter.
-    pub fn cl100k() -> Self {
-        Self {
-            bpe: bpe_openai::cl100k_base,
-            name: "tiktoken:cl100k_base",
-        }
-    }
-
-    /// The token ids of `text` (the same ids as [`TiktokenCounter::encode`]).
-    pub fn encode(&self, text: &str) -> Vec<u32> {
-        (self.bpe)().encode(text)
-    }
-}
-
-#[cfg(feature = "bpe-openai")]
-impl std::fmt::Debug for BpeOpenAiCounter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BpeOpenAiCounter").field("name", &self.name).finish()
-    }
-}
-
-#[cfg(feature = "bpe-openai")]
-impl TokenCounter for BpeOpenAiCounter {
-    fn count(&self, text: &str) -> usize {
-        (self.bpe)().count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    /// True, for the same reason as [`TiktokenCounter`]'s: `bpe-openai` runs the same
-    /// pre-tokenizer (its look-ahead rewritten as a one-character match it gives back) and encodes
-    /// each piece on its own.
-    fn splits_at_line_starts(&self) -> bool {
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn n(counter: &TiktokenCounter, text: &str) -> usize {
+        counter.count(text).unwrap()
+    }
 
     #[test]
     fn known_encodings_count_and_name_themselves() {
@@ -233,14 +152,11 @@ mod tests {
         let o2 = TiktokenCounter::new("o200k_base").unwrap();
         assert_eq!(cl.name(), "tiktoken:cl100k_base");
         assert_eq!(o2.name(), "tiktoken:o200k_base");
-        assert_eq!(cl.count(""), 0);
-        assert_eq!(cl.count("hello world"), 2);
-        assert_eq!(o2.count("hello world"), 2);
-        assert_eq!(cl.count("<|endoftext|>"), cl.encode("<|endoftext|>").len());
-        assert!(
-            cl.count("<|endoftext|>") > 1,
-            "special tokens in user text count as text"
-        );
+        assert_eq!(n(&cl, ""), 0);
+        assert_eq!(n(&cl, "hello world"), 2);
+        assert_eq!(n(&o2, "hello world"), 2);
+        assert_eq!(n(&cl, "<|endoftext|>"), cl.encode("<|endoftext|>").len());
+        assert!(n(&cl, "<|endoftext|>") > 1, "special tokens in user text count as text");
     }
 
     #[test]
@@ -248,14 +164,14 @@ mod tests {
         // More threads than slots, so every slot's table is built and used, some by two threads.
         let text = "Rerankers score (query, passage) pairs; the café's 3 TB index — ünïcode too.\n\n  x";
         let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
-        let want: Vec<(usize, Vec<u32>)> = counters.iter().map(|c| (c.count(text), c.encode(text))).collect();
+        let want: Vec<(usize, Vec<u32>)> = counters.iter().map(|c| (n(c, text), c.encode(text))).collect();
         std::thread::scope(|scope| {
             let threads: Vec<_> = (0..TABLES_PER_ENCODING + 2)
                 .map(|_| {
                     scope.spawn(|| {
                         counters
                             .iter()
-                            .map(|c| (c.count(text), c.encode(text)))
+                            .map(|c| (n(c, text), c.encode(text)))
                             .collect::<Vec<_>>()
                     })
                 })

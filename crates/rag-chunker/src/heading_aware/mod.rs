@@ -1,0 +1,377 @@
+//! The heading-aware chunker: one chunk per heading, body blocks packed under their heading
+//! within a token budget, overlap that stays inside its section.
+//!
+//! [`HeadingAwareChunker::chunk_document_each`] checks the blocks and walks them in order; the
+//! stages it drives are modules:
+//! - `sections`: the heading stack, body units gathered into the pending chunk, flushes;
+//! - `units`: a block cut into the units packing never cuts (the block, its sentences or lines,
+//!   hard-split pieces that fit the budget);
+//! - `counting`: what the tokenizer is handed, and a chunk's exact count summed from its units;
+//! - `overlap`: the tail of a flushed chunk that starts the next one of its section.
+//!
+//! Cost model: every piece of text is counted a bounded number of times, never as a growing
+//! buffer. Each block is counted once as a unit (an oversize block once more as sentences or lines,
+//! and hard-split text a few times in windows of bounded size); units are packed by the sum of
+//! their counts. When the counter promises that counts add up across line starts
+//! ([`TokenCounter::splits_at_line_starts`]), a unit followed by a line start is counted together
+//! with the whitespace up to it, and a chunk's exact count is the sum of such counts: only its last
+//! unit, and stretches of units joined by spaces, are counted again. Otherwise each chunk's exact
+//! count is taken once when it is flushed (a chunk of a single unit reuses the unit's count).
+//! Overlap costs one count of a short tail per chunk.
+
+mod counting;
+mod overlap;
+mod sections;
+mod units;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use rag_core::{
+    BlockType, Chunk, ChunkError, Chunker, Document, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
+};
+use rag_tokens::TiktokenCounter;
+
+use self::counting::Counting;
+use self::sections::Run;
+use self::units::Split;
+use crate::sentence::trim_range;
+
+/// Cuts parsed documents into chunks along their headings, within a token budget.
+///
+/// - Each heading becomes one chunk (`metadata.kind = "heading"`, `metadata.level`), whose parent
+///   is the closest enclosing heading of a strictly smaller level.
+/// - Body blocks accumulate under the current heading until the next one would push the chunk past
+///   `max_tokens`; the chunk (`kind = "body"`) then flushes, its parent the current heading.
+/// - `metadata.heading_path` lists the titles of the enclosing headings, outermost first: for a
+///   body chunk every open heading including its own section's, for a heading chunk only its
+///   ancestors (not itself).
+/// - A chunk's content is exactly the source text of its span, and its `token_count` the exact
+///   count of that content; no chunk exceeds `max_tokens`.
+/// - The next body chunk of a section starts about `overlap_tokens` before the previous one ended,
+///   at a sentence or word boundary; overlap counts inside `max_tokens` and never reaches back
+///   over a heading.
+/// - Oversize blocks split on sentences (code on lines), then by token count at a character
+///   boundary (a word boundary where there is one). An oversize heading's first piece is the
+///   heading chunk; the rest become body text of its section.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rag_chunker::{HeadingAwareChunker, TiktokenCounter};
+/// use rag_core::{Block, BlockType, Document, HeadingLevel, ParsedDocument, RequestContext, Span};
+///
+/// let text = "# Setup\n\nInstall it.".to_owned();
+/// let parsed = ParsedDocument {
+///     document: Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text },
+///     blocks: vec![
+///         Block::heading(HeadingLevel::H1, "Setup", Span::new(0, 7)),
+///         Block::new(BlockType::Paragraph, Span::new(9, 20)),
+///     ],
+/// };
+/// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
+/// let chunks = chunker.chunk_document(&RequestContext::local("acme"), &parsed)?;
+/// assert_eq!(chunks[1].id.as_str(), "doc#1");
+/// assert_eq!(chunks[1].parent_id.as_ref().map(|id| id.as_str()), Some("doc#0"));
+/// assert_eq!(chunks[1].metadata["heading_path"], serde_json::json!(["Setup"]));
+/// # Ok::<(), rag_core::ChunkError>(())
+/// ```
+#[derive(Clone)]
+pub struct HeadingAwareChunker {
+    max_tokens: usize,
+    overlap_tokens: usize,
+    counter: Arc<dyn TokenCounter>,
+}
+
+impl std::fmt::Debug for HeadingAwareChunker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeadingAwareChunker")
+            .field("max_tokens", &self.max_tokens)
+            .field("overlap_tokens", &self.overlap_tokens)
+            .field("counter", &self.counter.name())
+            .finish()
+    }
+}
+
+impl Default for HeadingAwareChunker {
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS) (512) tokens per chunk,
+    /// [`DEFAULT_OVERLAP_TOKENS`](Self::DEFAULT_OVERLAP_TOKENS) (64) of overlap, counted with
+    /// `cl100k_base`, whose table is built on the first count, not here.
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// let chunker = HeadingAwareChunker::default();
+    /// assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (512, 64));
+    /// assert_eq!(chunker.counter().name(), "tiktoken:cl100k_base");
+    /// ```
+    fn default() -> Self {
+        Self {
+            max_tokens: Self::DEFAULT_MAX_TOKENS,
+            overlap_tokens: Self::DEFAULT_OVERLAP_TOKENS,
+            counter: Arc::new(TiktokenCounter::cl100k()),
+        }
+    }
+}
+
+impl HeadingAwareChunker {
+    /// The budget of [`HeadingAwareChunker::default`].
+    pub const DEFAULT_MAX_TOKENS: usize = 512;
+
+    /// The overlap of [`HeadingAwareChunker::default`].
+    pub const DEFAULT_OVERLAP_TOKENS: usize = 64;
+
+    /// The most characters of a title in `metadata.heading_path`: a longer title keeps its first
+    /// characters and ends with `…`, that many characters in all. Every chunk of a section repeats
+    /// its headings' titles, so this bound keeps output linear in the input (see
+    /// [`max_json_overhead`](Self::max_json_overhead)); the heading's own chunk keeps its full text.
+    pub const MAX_PATH_TITLE_CHARS: usize = 200;
+
+    /// A chunker with a budget of `max_tokens` per chunk, of which about `overlap_tokens` may repeat
+    /// the end of the previous chunk of the same section, counted by `counter`.
+    ///
+    /// `max_tokens` must be at least 1 and `overlap_tokens` below it. The same as
+    /// `HeadingAwareChunker::default().with_budget(max_tokens, overlap_tokens)?.with_counter(counter)`.
+    pub fn new(max_tokens: usize, overlap_tokens: usize, counter: Arc<dyn TokenCounter>) -> Result<Self, ChunkError> {
+        Ok(Self::default()
+            .with_budget(max_tokens, overlap_tokens)?
+            .with_counter(counter))
+    }
+
+    /// This chunker with a budget of `max_tokens` per chunk and about `overlap_tokens` of overlap;
+    /// `max_tokens` must be at least 1 and `overlap_tokens` below it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_chunker::{HeadingAwareChunker, TiktokenCounter};
+    ///
+    /// let chunker = HeadingAwareChunker::default()
+    ///     .with_budget(256, 32)?
+    ///     .with_counter(Arc::new(TiktokenCounter::new("o200k_base")?));
+    /// assert_eq!((chunker.max_tokens(), chunker.counter().name()), (256, "tiktoken:o200k_base"));
+    /// let err = HeadingAwareChunker::default().with_budget(64, 64).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid chunker configuration: overlap_tokens (64) must be below max_tokens (64)"
+    /// );
+    /// # Ok::<(), rag_core::ChunkError>(())
+    /// ```
+    pub fn with_budget(self, max_tokens: usize, overlap_tokens: usize) -> Result<Self, ChunkError> {
+        if max_tokens == 0 {
+            return Err(ChunkError::InvalidConfig {
+                message: "max_tokens must be at least 1".into(),
+            });
+        }
+        if overlap_tokens >= max_tokens {
+            return Err(ChunkError::InvalidConfig {
+                message: format!("overlap_tokens ({overlap_tokens}) must be below max_tokens ({max_tokens})"),
+            });
+        }
+        Ok(Self {
+            max_tokens,
+            overlap_tokens,
+            ..self
+        })
+    }
+
+    /// This chunker counting with `counter` instead.
+    pub fn with_counter(self, counter: Arc<dyn TokenCounter>) -> Self {
+        Self { counter, ..self }
+    }
+
+    /// The most tokens a chunk may have.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// About how many tokens a body chunk repeats from the previous chunk of its section.
+    pub fn overlap_tokens(&self) -> usize {
+        self.overlap_tokens
+    }
+
+    /// The tokenizer budgets and `token_count`s are in.
+    pub fn counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.counter
+    }
+
+    /// The most times one byte of a document's text appears in the contents of its chunks: once,
+    /// plus, with overlap, in the chunks whose overlap repeats it, `overlap_tokens + 2` in all at
+    /// most (each later chunk adds at least one unit to what the next overlap must hold).
+    ///
+    /// With [`max_json_overhead`](Self::max_json_overhead) it bounds the JSON of a document's
+    /// chunks linearly in its text: at most `6 * max_repetition() * text.len() +
+    /// max_json_overhead(..) * chunks` bytes (6: the longest JSON escape of one byte, `\u001f`),
+    /// with never more chunks than non-whitespace bytes.
+    pub fn max_repetition(&self) -> usize {
+        if self.overlap_tokens == 0 {
+            1
+        } else {
+            self.overlap_tokens + 2
+        }
+    }
+
+    /// The most bytes a chunk of `document`, chunked in `ctx`, takes as JSON beyond its escaped
+    /// content: the field names, numbers, ids, source URI, tenant, ACL labels, tokenizer name and
+    /// metadata, the `heading_path` of at most six titles of at most
+    /// [`MAX_PATH_TITLE_CHARS`](Self::MAX_PATH_TITLE_CHARS) characters included. Strings are
+    /// counted at 6 bytes per byte (or per character of a title), their longest JSON escape.
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    /// use rag_core::{Document, RequestContext};
+    ///
+    /// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text: String::new() };
+    /// let chunker = HeadingAwareChunker::default();
+    /// assert!(chunker.max_json_overhead(&RequestContext::local("acme"), &document) < 10_000);
+    /// ```
+    pub fn max_json_overhead(&self, ctx: &RequestContext, document: &Document) -> usize {
+        // Field names, punctuation, `kind` and six numbers of at most 20 digits: about 400 bytes.
+        const FIXED: usize = 1024;
+        let heading_path = 2 + 6 * (6 * Self::MAX_PATH_TITLE_CHARS + 3);
+        let labels: usize = ctx.principal.acl_labels.iter().map(|label| label.len() + 3).sum();
+        // The document id is in `id`, `document_id` and `parent_id`.
+        let strings = 3 * document.id.as_str().len()
+            + document.source_uri.len()
+            + ctx.tenant_id.as_str().len()
+            + labels
+            + self.counter.name().len();
+        FIXED + heading_path + 6 * strings
+    }
+
+    /// Chunks one parsed document; an empty document gives no chunks.
+    ///
+    /// Blocks must lie inside the text on character boundaries and must not overlap or go
+    /// backwards: otherwise the error names the block.
+    pub fn chunk_document(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError> {
+        let mut chunks = Vec::new();
+        self.chunk_document_each(ctx, parsed, &mut |chunk| chunks.push(chunk))?;
+        Ok(chunks)
+    }
+
+    /// Like [`chunk_document`](Self::chunk_document), but hands each chunk to `sink` as soon as it
+    /// is complete, in order, instead of collecting them: a caller that writes chunks out (or
+    /// embeds them) never holds a large document's chunks all at once.
+    ///
+    /// On error, the chunks already handed over stay valid; the document's remaining chunks are
+    /// not produced.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
+    /// use rag_core::{RequestContext, SourceBytes};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let text = b"# Setup\n\nInstall it.\n";
+    /// let source = SourceBytes { document_id: &"d".into(), corpus_id: &"c".into(), source_uri: "d.md", bytes: text };
+    /// let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+    /// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
+    /// let mut positions = Vec::new();
+    /// chunker.chunk_document_each(&ctx, &parsed, &mut |chunk| positions.push(chunk.position))?;
+    /// assert_eq!(positions, [0, 1]);
+    /// # Ok::<(), rag_core::Error>(())
+    /// ```
+    pub fn chunk_document_each(
+        &self,
+        ctx: &RequestContext,
+        parsed: &ParsedDocument,
+        sink: &mut dyn FnMut(Chunk),
+    ) -> Result<(), ChunkError> {
+        let _span = tracing::debug_span!(
+            "chunk_document",
+            document_id = %parsed.document.id,
+            blocks = parsed.blocks.len() as i64
+        )
+        .entered();
+        validate_blocks(parsed)?;
+        let document = &parsed.document;
+        let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
+        let mut run = Run::new(counting, self.overlap_tokens, ctx, document, sink);
+        let blocks: Vec<(usize, Range<usize>)> = parsed
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(index, block)| (index, trim_range(&document.text, block.span.range())))
+            .filter(|(_, range)| !range.is_empty())
+            .collect();
+        for (at, (index, range)) in blocks.iter().cloned().enumerate() {
+            let block = &parsed.blocks[index];
+            // Where the next unit of the same section starts, if a body block follows: the last
+            // unit of this block may then be counted together with the whitespace up to it.
+            let next = blocks
+                .get(at + 1)
+                .filter(|(next, _)| parsed.blocks[*next].block_type != BlockType::Heading)
+                .map(|(_, next)| next.start);
+            if block.block_type == BlockType::Heading {
+                let level = block.level.ok_or_else(|| ChunkError::MalformedBlock {
+                    document_id: document.id.clone(),
+                    block_index: index,
+                    message: "heading block has no level".into(),
+                })?;
+                let title = parsed.block_text(block).unwrap_or_default();
+                run.heading(level.get(), title.trim(), range)?;
+            } else {
+                let split = if block.block_type == BlockType::Code {
+                    Split::Lines
+                } else {
+                    Split::Sentences
+                };
+                run.body(range, split, next)?;
+            }
+        }
+        run.end_section()?;
+        tracing::debug!(chunks = run.emitted() as i64, "chunked");
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Chunker for HeadingAwareChunker {
+    async fn chunk(&self, ctx: &RequestContext, parsed: &ParsedDocument) -> Result<Vec<Chunk>, ChunkError> {
+        self.chunk_document(ctx, parsed)
+    }
+
+    /// Healthy when the counter counts a short probe text (which builds a built-in counter's
+    /// table, if no count has yet); unhealthy, with the counter's error, when it fails.
+    async fn health(&self) -> Health {
+        match self.counter.count("health check") {
+            Ok(_) => Health::Healthy,
+            Err(err) => Health::Unhealthy(err.to_string()),
+        }
+    }
+}
+
+/// Checks that every block span is a slice of the text and that spans never go backwards.
+fn validate_blocks(parsed: &ParsedDocument) -> Result<(), ChunkError> {
+    let text = &parsed.document.text;
+    let mut previous_end = 0usize;
+    for (index, block) in parsed.blocks.iter().enumerate() {
+        let span = block.span;
+        let problem = if span.start > span.end {
+            Some(format!("span {}..{} is reversed", span.start, span.end))
+        } else if span.end > text.len() {
+            Some(format!(
+                "span {}..{} is outside the {}-byte text",
+                span.start,
+                span.end,
+                text.len()
+            ))
+        } else if !text.is_char_boundary(span.start) || !text.is_char_boundary(span.end) {
+            Some(format!("span {}..{} splits a character", span.start, span.end))
+        } else if span.start < previous_end {
+            Some(format!(
+                "span {}..{} overlaps the previous block, which ends at {previous_end}",
+                span.start, span.end
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return Err(ChunkError::MalformedBlock {
+                document_id: parsed.document.id.clone(),
+                block_index: index,
+                message,
+            });
+        }
+        previous_end = previous_end.max(span.end);
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! A token counter that fails (a remote or model-file tokenizer can) is an error naming the chunk,
+//! from the packer and from the Repacker, never a panic.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rag_core::RepackError;
+use rag_core::{Chunk, PackerError, RequestContext, TokenCounter, TokenizerError};
+use rag_packer::{ContextPacker, PackerConfig, RepackPack, Repacker, SizeFn, chunk_tokens};
+
+/// Counts words until its `fail_at`-th call (1-based), which fails.
+struct FailsAt {
+    fail_at: usize,
+    calls: AtomicUsize,
+}
+
+impl FailsAt {
+    fn new(fail_at: usize) -> Arc<Self> {
+        Arc::new(Self {
+            fail_at,
+            calls: AtomicUsize::new(0),
+        })
+    }
+}
+
+impl TokenCounter for FailsAt {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        if call == self.fail_at {
+            return Err(TokenizerError::new("flaky", format!("call {call} refused")));
+        }
+        Ok(text.split_whitespace().count())
+    }
+
+    fn name(&self) -> &str {
+        "flaky"
+    }
+}
+
+/// Five chunks, the second with a cached count (never counted), the others counted.
+fn chunks() -> Vec<Chunk> {
+    (0..5)
+        .map(|i| {
+            let mut chunk = Chunk::with_content(format!("c{i}"), "doc", "acme", format!("chunk {i} has five words"));
+            chunk.score = Some(1.0 - f64::from(i) / 10.0);
+            if i == 1 {
+                chunk.token_count = Some(5);
+            }
+            chunk
+        })
+        .collect()
+}
+
+#[test]
+fn the_packer_refuses_with_the_counters_error_naming_the_chunk() {
+    let ctx = RequestContext::local("acme");
+    // Validation counts the chunks without a cached count in input order: c0, c2, c3, c4.
+    for (fail_at, chunk_id) in [(1, "c0"), (2, "c2"), (3, "c3"), (4, "c4")] {
+        let packer = |counter| ContextPacker::new(PackerConfig::default().with_token_counter(counter)).unwrap();
+        let expected = PackerError::Tokenizer {
+            chunk_id: chunk_id.into(),
+            source: TokenizerError::new("flaky", format!("call {fail_at} refused")),
+        };
+        let err = packer(FailsAt::new(fail_at))
+            .pack_blocking(&ctx, chunks(), 100)
+            .unwrap_err();
+        assert_eq!(err, expected);
+        assert_eq!(
+            err.to_string(),
+            format!("chunk {chunk_id}: tokenizer flaky failed: call {fail_at} refused")
+        );
+        let err = packer(FailsAt::new(fail_at))
+            .pack_borrowed(&ctx, &chunks(), 100)
+            .unwrap_err();
+        assert_eq!(err, expected);
+    }
+    // A counter that fails only after the chunks are counted changes nothing.
+    let packer = ContextPacker::new(PackerConfig::default().with_token_counter(FailsAt::new(5))).unwrap();
+    assert_eq!(packer.pack_blocking(&ctx, chunks(), 100).unwrap().chunks.len(), 5);
+}
+
+#[test]
+fn chunk_tokens_names_the_chunk_and_keeps_the_counters_error() {
+    let chunk = Chunk::with_content("c9", "doc", "acme", "some text");
+    let err = chunk_tokens(&chunk, FailsAt::new(1).as_ref()).unwrap_err();
+    assert_eq!(
+        err,
+        PackerError::Tokenizer {
+            chunk_id: "c9".into(),
+            source: TokenizerError::new("flaky", "call 1 refused"),
+        }
+    );
+    assert_eq!(
+        std::error::Error::source(&err).map(ToString::to_string),
+        Some("tokenizer flaky failed: call 1 refused".to_owned())
+    );
+}
+
+#[test]
+fn the_repacker_refuses_with_the_counters_error_naming_the_chunk() {
+    let repacker = Repacker::builder()
+        .size_fn(SizeFn::Tokens(FailsAt::new(2)))
+        .size_limit(100)
+        .pack(RepackPack::Greedy)
+        .build()
+        .unwrap();
+    let err = repacker.repack(chunks()).unwrap_err();
+    // The Repacker measures in input order; c1 has a cached count, so the second count is c2's.
+    assert_eq!(
+        err,
+        RepackError::Tokenizer {
+            chunk_id: "c2".into(),
+            source: TokenizerError::new("flaky", "call 2 refused"),
+        }
+    );
+    assert_eq!(err.to_string(), "chunk c2: tokenizer flaky failed: call 2 refused");
+}

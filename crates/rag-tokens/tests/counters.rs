@@ -1,0 +1,175 @@
+//! The counters' promises: counts add up across line starts (what a chunker's cost rests on),
+//! tables per thread count alike, and the `bpe-openai` backend counts exactly like tiktoken-rs.
+
+#![allow(clippy::unwrap_used)]
+
+use proptest::prelude::*;
+use rag_core::TokenCounter;
+use rag_tokens::TiktokenCounter;
+
+/// Line fragments chosen for what the pre-tokenizers treat specially at line starts and ends:
+/// punctuation (which takes trailing line breaks into its piece), spaces and tabs before a line
+/// break, contractions, digits, CJK, emoji, markup, CR, CRLF.
+const STARTS: [&str; 16] = [
+    "word",
+    "'s",
+    "'ll go",
+    "123456",
+    ".",
+    "...",
+    "- item",
+    "# Title",
+    "| a | b |",
+    "```rust",
+    "東京都の",
+    "👍🏽 ok",
+    "Émile",
+    "«quote»",
+    "x=1;",
+    "\u{301}mark",
+];
+const ENDS: [&str; 12] = ["", ".", "!", " ", "\t", "  ", ":", "```", "|", "。", "👨‍👩‍👧", "'"];
+const BREAKS: [&str; 7] = ["\n", "\n\n", "\r\n", "\r", "\n \n", " \n\n", "\n\t\n"];
+
+/// A deterministic text of `lines` lines built from the fragments above.
+fn generated(lines: usize, seed: u64) -> String {
+    let mut state = seed;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize % n
+    };
+    let mut text = String::new();
+    for _ in 0..lines {
+        text.push_str(STARTS[next(STARTS.len())]);
+        for _ in 0..next(4) {
+            text.push(' ');
+            text.push_str(STARTS[next(STARTS.len())]);
+        }
+        text.push_str(ENDS[next(ENDS.len())]);
+        text.push_str(BREAKS[next(BREAKS.len())]);
+    }
+    text
+}
+
+/// Texts of the shapes a chunker meets: Markdown, CRLF, a byte-order mark, CJK, emoji, special-token
+/// text, and generated lines.
+fn texts() -> Vec<String> {
+    let mut texts = vec![
+        "# Guide\n\n## Install\n\nRun `make install`.\n\n- one\n  - two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() {}\n```\n> quoted\n".to_owned(),
+        "\u{feff}# Title\r\n\r\nA paragraph.\r\nSecond line.\rLone CR.\r\n".to_owned(),
+        "東京都は日本の首都です。\n北京是中华人民共和国的首都。\n\n日本語の文章には空白がない".to_owned(),
+        "👩‍👩‍👧‍👦 family 🏳️‍🌈 flag 👍🏽\ne\u{301}le\u{300}ve naïve Tiếng Việt\n".to_owned(),
+        "<|endoftext|> is text here\n<|fim_prefix|>\n".to_owned(),
+        " \t\n\n   \n".to_owned(),
+    ];
+    texts.extend((0..4).map(|seed| generated(400, seed)));
+    texts
+}
+
+/// The count of a counter that cannot fail.
+fn n(counter: &dyn TokenCounter, text: &str) -> usize {
+    counter.count(text).unwrap()
+}
+
+/// Byte offsets where the promise applies: after `\n` or `\r`, before a character that is neither
+/// whitespace nor `/`.
+fn line_starts(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .filter(|&(i, c)| i > 0 && !c.is_whitespace() && c != '/' && matches!(text.as_bytes()[i - 1], b'\n' | b'\r'))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The sum of the counts of the pieces between all line starts equals the count of the whole.
+fn assert_additive(counter: &dyn TokenCounter, text: &str) {
+    let mut cuts = line_starts(text);
+    cuts.push(text.len());
+    let mut from = 0;
+    let mut sum = 0;
+    for cut in cuts {
+        sum += counter.count(&text[from..cut]).unwrap();
+        from = cut;
+    }
+    assert_eq!(
+        sum,
+        counter.count(text).unwrap(),
+        "{}: {:?}",
+        counter.name(),
+        &text[..text.len().min(80)]
+    );
+}
+
+#[test]
+fn counts_add_up_across_line_starts() {
+    let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
+    for counter in &counters {
+        assert!(counter.splits_at_line_starts());
+        for text in texts() {
+            assert_additive(counter, &text);
+        }
+    }
+}
+
+#[test]
+fn a_line_start_means_a_non_whitespace_character_after_a_line_break() {
+    // After "\n", a space or another line break may join the previous piece: the promise is
+    // only about non-whitespace, and these show it could not be wider.
+    let cl = TiktokenCounter::cl100k();
+    assert_ne!(n(&cl, "a\n \nb"), n(&cl, "a\n") + n(&cl, " \nb"));
+    assert_eq!(line_starts("a\n b\r\nc\rd"), [6, 8]);
+    // o200k_base's punctuation pattern takes the line breaks and slashes after it (found by
+    // fuzzing): a line that starts with '/' is not a line start for the promise.
+    let o200k = TiktokenCounter::new("o200k_base").unwrap();
+    assert_ne!(n(&o200k, "x!\n/no"), n(&o200k, "x!\n") + n(&o200k, "/no"));
+    assert_eq!(line_starts("x!\n/no\ny"), [7]);
+}
+
+fn fragment() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(
+            &[
+                "a", "s", "'", ".", " ", "\t", "\n", "\r", "1", "é", "東", "👍", "\u{301}", "-", "/", "!",
+            ][..],
+        ),
+        0..24,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_two_texts_joined_at_a_line_start_count_as_their_sum(
+        a in fragment(), brk in prop::sample::select(&["\n", "\r"][..]), first in prop::sample::select(&["a", "'", ".", "1", "東", "👍", "\u{301}"][..]), b in fragment(),
+    ) {
+        let (left, right) = (format!("{a}{brk}"), format!("{first}{b}"));
+        for counter in [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()] {
+            prop_assert_eq!(n(&counter, &format!("{left}{right}")), n(&counter, &left) + n(&counter, &right));
+        }
+    }
+}
+
+#[cfg(feature = "bpe-openai")]
+#[test]
+fn bpe_openai_counts_and_encodes_like_tiktoken() {
+    use rag_tokens::BpeOpenAiCounter;
+    for encoding in ["cl100k_base", "o200k_base"] {
+        let (tiktoken, bpe) = (
+            TiktokenCounter::new(encoding).unwrap(),
+            BpeOpenAiCounter::new(encoding).unwrap(),
+        );
+        assert_eq!(bpe.name(), tiktoken.name());
+        assert!(bpe.splits_at_line_starts());
+        for text in texts() {
+            assert_eq!(bpe.encode(&text), tiktoken.encode(&text), "{encoding}");
+            for line in text.split_inclusive('\n') {
+                assert_eq!(n(&bpe, line), n(&tiktoken, line), "{encoding}: {line:?}");
+            }
+            assert_additive(&bpe, &text);
+        }
+    }
+    assert!(BpeOpenAiCounter::new("p50k_base").is_err());
+}
