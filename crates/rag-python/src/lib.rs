@@ -46,6 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<packed::PyExcerpt>()?;
     m.add_class::<packed::PyPackedContext>()?;
     m.add_class::<tokens::PyTiktokenCounter>()?;
+    m.add_class::<tokens::PyHuggingFaceCounter>()?;
     m.add_class::<parse::PyParser>()?;
     m.add_class::<parse::PyOcrRegion>()?;
     m.add_class::<parse::PyOcrResult>()?;

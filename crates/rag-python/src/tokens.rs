@@ -1,5 +1,5 @@
-//! Token counters for Python: the built-in `TiktokenCounter`, and any Python object with
-//! `count(text)` and `name()` as the engine's counter.
+//! Token counters for Python: the built-in `TiktokenCounter` and `HuggingFaceCounter`, and any
+//! Python object with `count(text)` and `name()` as the engine's counter.
 //!
 //! A built-in counter passed to the chunker or the packer is used directly, with no call back into
 //! Python. A Python object is wrapped in a [`PythonCounter`]: each count takes the GIL, calls
@@ -14,7 +14,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use rag_tokens::TiktokenCounter;
+use rag_tokens::{HuggingFaceCounter, TiktokenCounter};
 use rag_core::{ChunkError, TokenCounter, TokenizerError};
 
 use crate::errors;
@@ -96,6 +96,9 @@ impl CounterSource {
     pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(counter) = obj.cast::<PyTiktokenCounter>() {
             return Ok(Self::Native(Arc::new(counter.get().inner)));
+        }
+        if let Ok(counter) = obj.cast::<PyHuggingFaceCounter>() {
+            return Ok(Self::Native(Arc::new(counter.get().inner.clone())));
         }
         let py = obj.py();
         let type_name = obj.get_type().name()?;
@@ -255,5 +258,60 @@ impl PyTiktokenCounter {
 
     fn __repr__(&self) -> String {
         format!("TiktokenCounter({:?})", self.encoding)
+    }
+}
+
+/// Counts tokens with a Hugging Face `tokenizer.json` read from a file (Llama, Mistral, Qwen, ...);
+/// nothing is downloaded. Special tokens are not counted and the file's truncation is off.
+#[pyclass(frozen, module = "rag_chunker", name = "HuggingFaceCounter")]
+pub(crate) struct PyHuggingFaceCounter {
+    inner: HuggingFaceCounter,
+}
+
+#[pymethods]
+impl PyHuggingFaceCounter {
+    /// Loads `path`; a file that cannot be read or parsed is a `TokenizerError` naming it.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let inner = py
+            .detach(|| HuggingFaceCounter::from_file(&path))
+            .map_err(|e| counter_error(py, &e))?;
+        Ok(Self { inner })
+    }
+
+    /// Number of tokens in `text`, without special tokens.
+    fn count(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
+        py.detach(|| self.inner.count(&text))
+            .map_err(|e| tokenizer_error(py, &e))
+    }
+
+    /// The token ids of `text`, without special tokens.
+    fn encode(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.encode(&text))
+            .map_err(|e| tokenizer_error(py, &e))
+    }
+
+    /// `hf:`, the file name and the start of its SHA-256, e.g. `hf:tokenizer.json@3f2a9c1b7e4d`.
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// False: a tokenizer.json can hold any pre-tokenizer, so counts are not known to add up.
+    fn splits_at_line_starts(&self) -> bool {
+        self.inner.splits_at_line_starts()
+    }
+
+    /// The file the tokenizer was read from.
+    #[getter]
+    fn path(&self) -> std::path::PathBuf {
+        self.inner.path().to_owned()
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduced<'py, (std::path::PathBuf,)> {
+        Ok((slf.get_type().getattr("from_file")?, (slf.get().inner.path().to_owned(),)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("HuggingFaceCounter.from_file({:?})", self.inner.path().display().to_string())
     }
 }

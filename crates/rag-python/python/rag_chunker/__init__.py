@@ -27,10 +27,11 @@ from rag_chunker.parse import (
     ocr_result_to_parsed_document,
     parse_document,
 )
-from rag_chunker.tokens import TiktokenCounter, TokenCounter
+from rag_chunker.tokens import HuggingFaceCounter, TiktokenCounter, TokenCounter
 
 __all__ = [
     "HeadingAwareChunker",
+    "HuggingFaceCounter",
     "MarkdownParser",
     "OCRRegion",
     "OCRResult",

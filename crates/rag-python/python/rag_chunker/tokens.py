@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ragctl._native import TiktokenCounter
+from ragctl._native import HuggingFaceCounter, TiktokenCounter
 
-__all__ = ["TokenCounter", "TiktokenCounter"]
+__all__ = ["HuggingFaceCounter", "TokenCounter", "TiktokenCounter"]
 
 
 @runtime_checkable
