@@ -23,6 +23,7 @@ pub(crate) fn ci() -> Result<(), String> {
     run(doc)?;
 
     contract()?;
+    crate::python::python()?;
     crate::deny::deny()
 }
 

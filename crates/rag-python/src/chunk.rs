@@ -137,7 +137,9 @@ impl PyChunk {
     pub(crate) fn to_rust(&self, py: Python<'_>) -> PyResult<Chunk> {
         let mut chunk = self.inner.clone();
         if self.metadata.dict.is_some() {
-            chunk.metadata = self.metadata.current(py, &self.inner.metadata, &self.field("metadata"))?;
+            chunk.metadata = self
+                .metadata
+                .current(py, &self.inner.metadata, &self.field("metadata"))?;
         }
         if self.extra.dict.is_some() {
             chunk.extra = self.extra.current(py, &self.inner.extra, &self.field("extra"))?;

@@ -44,7 +44,11 @@ impl PyHeadingAwareChunker {
 
 /// The Python result of a chunking call: the chunks, or the error with a Python counter's own
 /// exception as its cause.
-fn chunks_into_py(py: Python<'_>, result: Result<Vec<Chunk>, ChunkError>, counter: &CallCounter) -> PyResult<Py<PyAny>> {
+fn chunks_into_py(
+    py: Python<'_>,
+    result: Result<Vec<Chunk>, ChunkError>,
+    counter: &CallCounter,
+) -> PyResult<Py<PyAny>> {
     match result {
         Ok(chunks) => {
             let list = PyList::empty(py);
@@ -53,7 +57,11 @@ fn chunks_into_py(py: Python<'_>, result: Result<Vec<Chunk>, ChunkError>, counte
             }
             Ok(list.into_any().unbind())
         }
-        Err(err) => Err(errors::with_cause(py, errors::chunk_error(py, &err), counter.take_failure())),
+        Err(err) => Err(errors::with_cause(
+            py,
+            errors::chunk_error(py, &err),
+            counter.take_failure(),
+        )),
     }
 }
 
@@ -196,14 +204,22 @@ impl PyHeadingAwareChunker {
 
     /// Whether the chunker can work: `"healthy"` (the tables are in the package).
     fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, || "healthy", |py, status| Ok(status.into_pyobject(py)?.into_any().unbind()))
+        awaitable(
+            py,
+            || "healthy",
+            |py, status| Ok(status.into_pyobject(py)?.into_any().unbind()),
+        )
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduced<'py, (usize, usize, Py<PyAny>)> {
         let this = slf.get();
         Ok((
             slf.get_type().into_any(),
-            (this.max_tokens, this.overlap_tokens, this.counter_obj.clone_ref(slf.py())),
+            (
+                this.max_tokens,
+                this.overlap_tokens,
+                this.counter_obj.clone_ref(slf.py()),
+            ),
         ))
     }
 

@@ -41,7 +41,10 @@ impl PyPrincipal {
     }
 
     fn __repr__(&self) -> String {
-        format!("Principal(id={:?}, acl_labels={:?})", self.inner.id, self.inner.acl_labels)
+        format!(
+            "Principal(id={:?}, acl_labels={:?})",
+            self.inner.id, self.inner.acl_labels
+        )
     }
 }
 
@@ -118,7 +121,10 @@ impl PyRequestContext {
             "RequestContext(tenant_id={:?}, principal={}, request_id={})",
             self.inner.tenant_id.as_str(),
             self.principal().__repr__(),
-            self.inner.request_id.as_ref().map_or("None".to_owned(), |r| format!("{r:?}"))
+            self.inner
+                .request_id
+                .as_ref()
+                .map_or("None".to_owned(), |r| format!("{r:?}"))
         )
     }
 }

@@ -148,7 +148,10 @@ impl PyBlock {
     }
 
     fn __repr__(&self) -> String {
-        let level = self.inner.level.map_or(String::new(), |l| format!(", level={}", l.get()));
+        let level = self
+            .inner
+            .level
+            .map_or(String::new(), |l| format!(", level={}", l.get()));
         format!(
             "Block({:?}, Span(start={}, end={}){level})",
             self.inner.block_type.as_str(),
@@ -194,11 +197,7 @@ impl PyParsedDocument {
     /// The blocks, in source order.
     #[getter]
     fn blocks(&self) -> Vec<PyBlock> {
-        self.inner
-            .blocks
-            .iter()
-            .map(|b| PyBlock { inner: b.clone() })
-            .collect()
+        self.inner.blocks.iter().map(|b| PyBlock { inner: b.clone() }).collect()
     }
 
     /// The document's source text.

@@ -178,9 +178,10 @@ impl PyPackedContext {
         let chunks = PyList::empty(py);
         for chunk in &packed.chunks {
             // The packer refuses repeated ids, so each packed id names exactly one input.
-            let i = position.get(&chunk.id).copied().ok_or_else(|| {
-                PyValueError::new_err(format!("packed chunk {} is not among the inputs", chunk.id))
-            })?;
+            let i = position
+                .get(&chunk.id)
+                .copied()
+                .ok_or_else(|| PyValueError::new_err(format!("packed chunk {} is not among the inputs", chunk.id)))?;
             chunks.append(originals[i].bind(py))?;
         }
         packed.chunks.clear();

@@ -222,7 +222,9 @@ enum PackFailure {
 impl PackJob {
     fn run(self, format: Option<&ContextFormat>) -> (Result<PackedContext, PackerError>, PackJobRest) {
         let result = match format {
-            Some(format) => self.packer.pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
+            Some(format) => self
+                .packer
+                .pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
             None => self.packer.pack_blocking(&self.ctx, self.chunks, self.budget),
         };
         (
@@ -243,11 +245,17 @@ struct PackJobRest {
     originals: Vec<Py<PyAny>>,
 }
 
-fn packed_into_py(py: Python<'_>, result: Result<PackedContext, PackerError>, rest: &PackJobRest) -> PyResult<Py<PyAny>> {
+fn packed_into_py(
+    py: Python<'_>,
+    result: Result<PackedContext, PackerError>,
+    rest: &PackJobRest,
+) -> PyResult<Py<PyAny>> {
     match result {
-        Ok(packed) => Ok(Bound::new(py, PyPackedContext::from_rust(py, packed, &rest.originals, &rest.ids)?)?
-            .into_any()
-            .unbind()),
+        Ok(packed) => Ok(
+            Bound::new(py, PyPackedContext::from_rust(py, packed, &rest.originals, &rest.ids)?)?
+                .into_any()
+                .unbind(),
+        ),
         Err(err) => Err(errors::with_cause(
             py,
             errors::packer_error(py, &err),
@@ -355,7 +363,11 @@ impl PyContextPacker {
         budget: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         let job = self.job(py, ctx, chunks, budget)?;
-        awaitable(py, move || job.run(None), |py, (result, rest)| packed_into_py(py, result, &rest))
+        awaitable(
+            py,
+            move || job.run(None),
+            |py, (result, rest)| packed_into_py(py, result, &rest),
+        )
     }
 
     /// `pack`, on the calling thread; the GIL is released while Rust works.

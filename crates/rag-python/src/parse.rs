@@ -28,7 +28,9 @@ pub(crate) fn bytes_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 /// The document type named `name`, or detected from `source_uri`'s extension.
 pub(crate) fn document_type(py: Python<'_>, name: Option<&str>, source_uri: &str) -> PyResult<DocumentType> {
     match name {
-        Some(name) => name.parse().map_err(|e: rag_chunker::UnknownDocumentType| PyValueError::new_err(e.to_string())),
+        Some(name) => name
+            .parse()
+            .map_err(|e: rag_chunker::UnknownDocumentType| PyValueError::new_err(e.to_string())),
         None => DocumentType::detect(source_uri).map_err(|e| errors::parse_error(py, &e)),
     }
 }
@@ -152,7 +154,16 @@ impl PyParser {
         document_id: Option<String>,
         corpus_id: String,
     ) -> PyResult<PyParsedDocument> {
-        let job = ParseJob::new(py, ctx, data, Some(self.doc_type), None, source_uri, document_id, corpus_id)?;
+        let job = ParseJob::new(
+            py,
+            ctx,
+            data,
+            Some(self.doc_type),
+            None,
+            source_uri,
+            document_id,
+            corpus_id,
+        )?;
         let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
         Ok(PyParsedDocument::from_rust(parsed))
     }
@@ -210,7 +221,10 @@ impl PyOcrRegion {
     }
 
     fn __repr__(&self) -> String {
-        format!("OCRRegion(text={:?}, confidence={})", self.inner.text, self.inner.confidence)
+        format!(
+            "OCRRegion(text={:?}, confidence={})",
+            self.inner.text, self.inner.confidence
+        )
     }
 }
 

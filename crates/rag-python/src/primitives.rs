@@ -144,11 +144,7 @@ fn call_counter(py: Python<'_>, token_counter: Option<&Bound<'_, PyAny>>) -> PyR
 }
 
 /// Selection items of `chunks` (tokens cached or counted, score, document), without the GIL.
-fn selection_items(
-    py: Python<'_>,
-    engine: &[Chunk],
-    counter: &CallCounter,
-) -> PyResult<Vec<SelectionItem>> {
+fn selection_items(py: Python<'_>, engine: &[Chunk], counter: &CallCounter) -> PyResult<Vec<SelectionItem>> {
     let engine_counter: &dyn TokenCounter = counter.engine.as_ref();
     let items = py.detach(|| {
         let mut documents: HashMap<&str, usize> = HashMap::new();
@@ -183,7 +179,11 @@ fn fit_to_budget(
     let (engine, objects) = chunks_from_py(chunks, "chunks")?;
     let counter = call_counter(py, token_counter)?;
     let items = selection_items(py, &engine, &counter)?;
-    Ok(pick(py, &rag_packer::fit_to_budget(&items, budget, max_per_document), &objects))
+    Ok(pick(
+        py,
+        &rag_packer::fit_to_budget(&items, budget, max_per_document),
+        &objects,
+    ))
 }
 
 /// Knapsack selection by score: the better of score-per-token greedy and a run seeded with the

@@ -14,7 +14,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use rag_core::{Chunk, RepackError};
-use rag_packer::{BatchSize, ContextConfig, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerConfig, SizeFn};
+use rag_packer::{
+    BatchSize, ContextConfig, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerConfig, SizeFn,
+};
 
 use crate::chunk::{PyChunk, chunks_from_py};
 use crate::errors;
@@ -75,7 +77,9 @@ fn parse_mode(name: &str) -> PyResult<RepackMode> {
     match name {
         "chunk" => Ok(RepackMode::Chunk),
         "context" => Ok(RepackMode::Context),
-        other => Err(PyValueError::new_err(format!("unknown mode {other:?}; expected chunk or context"))),
+        other => Err(PyValueError::new_err(format!(
+            "unknown mode {other:?}; expected chunk or context"
+        ))),
     }
 }
 
@@ -115,7 +119,11 @@ pub(crate) struct PyRepackerEngine {
 }
 
 /// The Python value of the Repacker's output, its chunks mapped back to the caller's objects.
-fn output_into_py(py: Python<'_>, result: Result<RepackOutput, RepackError>, objects: &[Py<PyAny>]) -> PyResult<Py<PyAny>> {
+fn output_into_py(
+    py: Python<'_>,
+    result: Result<RepackOutput, RepackError>,
+    objects: &[Py<PyAny>],
+) -> PyResult<Py<PyAny>> {
     let output = result.map_err(|e| errors::repack_error(py, &e))?;
     let originals = |chunks: &[Chunk]| -> PyResult<Bound<'_, PyList>> {
         PyList::new(py, chunks.iter().map(|c| objects[c.position].clone_ref(py)))

@@ -14,8 +14,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use rag_tokens::{HuggingFaceCounter, TiktokenCounter};
 use rag_core::{ChunkError, TokenCounter, TokenizerError};
+use rag_tokens::{HuggingFaceCounter, TiktokenCounter};
 
 use crate::errors;
 use crate::runtime::Reduced;
@@ -226,8 +226,7 @@ impl PyTiktokenCounter {
     /// Number of tokens in `text` (special-token text such as `<|endoftext|>` counts as text).
     fn count(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<usize> {
         let counter = self.inner;
-        py.detach(|| counter.count(&text))
-            .map_err(|e| tokenizer_error(py, &e))
+        py.detach(|| counter.count(&text)).map_err(|e| tokenizer_error(py, &e))
     }
 
     /// The token ids of `text`.
@@ -308,10 +307,16 @@ impl PyHuggingFaceCounter {
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduced<'py, (std::path::PathBuf,)> {
-        Ok((slf.get_type().getattr("from_file")?, (slf.get().inner.path().to_owned(),)))
+        Ok((
+            slf.get_type().getattr("from_file")?,
+            (slf.get().inner.path().to_owned(),),
+        ))
     }
 
     fn __repr__(&self) -> String {
-        format!("HuggingFaceCounter.from_file({:?})", self.inner.path().display().to_string())
+        format!(
+            "HuggingFaceCounter.from_file({:?})",
+            self.inner.path().display().to_string()
+        )
     }
 }
