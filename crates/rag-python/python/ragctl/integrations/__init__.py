@@ -47,20 +47,20 @@ def char_offsets(text: str) -> "_CharOffsets":
 
 
 class _CharOffsets:
-    """Byte offset -> character offset, by walking the text once in increasing offsets."""
+    """Byte offset -> character offset for offsets on character boundaries, asked in increasing
+    order (a smaller one restarts from the beginning); linear in the text overall."""
 
     def __init__(self, text: str) -> None:
-        self._text = text
+        self._ascii = text.isascii()
+        self._data = b"" if self._ascii else text.encode("utf-8")
         self._byte = 0
         self._char = 0
 
     def __call__(self, byte_offset: int) -> int:
+        if self._ascii:
+            return byte_offset
         if byte_offset < self._byte:
             self._byte, self._char = 0, 0
-        # Code points below U+0080 take one byte, which is the common case; others are counted.
-        while self._byte < byte_offset:
-            c = self._text[self._char]
-            o = ord(c)
-            self._byte += 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
-            self._char += 1
+        self._char += len(self._data[self._byte : byte_offset].decode("utf-8"))
+        self._byte = byte_offset
         return self._char
