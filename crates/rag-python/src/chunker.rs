@@ -162,7 +162,7 @@ impl PyHeadingAwareChunker {
     ///
     /// The type is `document_type` (`markdown`, `text`, `ocr`) or detected from `source_uri`'s
     /// extension; `document_id` defaults to `source_uri` and the reverse.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local".to_owned()))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
     #[allow(clippy::too_many_arguments)]
     fn chunk_text<'py>(
         &self,
@@ -172,7 +172,7 @@ impl PyHeadingAwareChunker {
         source_uri: Option<String>,
         document_type: Option<&str>,
         document_id: Option<String>,
-        corpus_id: String,
+        corpus_id: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
         let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
         let (chunker, counter) = self.engine(py)?;
@@ -184,7 +184,7 @@ impl PyHeadingAwareChunker {
     }
 
     /// `chunk_text`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local".to_owned()))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
     #[allow(clippy::too_many_arguments)]
     fn chunk_text_blocking(
         &self,
@@ -194,7 +194,7 @@ impl PyHeadingAwareChunker {
         source_uri: Option<String>,
         document_type: Option<&str>,
         document_id: Option<String>,
-        corpus_id: String,
+        corpus_id: &str,
     ) -> PyResult<Py<PyAny>> {
         let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
         let (chunker, counter) = self.engine(py)?;

@@ -29,8 +29,8 @@ pub(crate) struct PyDocument {
 #[pymethods]
 impl PyDocument {
     #[new]
-    #[pyo3(signature = (id, text, corpus_id = "local".to_owned(), source_uri = None))]
-    fn new(id: String, text: String, corpus_id: String, source_uri: Option<String>) -> Self {
+    #[pyo3(signature = (id, text, corpus_id = "local", source_uri = None))]
+    fn new(id: String, text: String, corpus_id: &str, source_uri: Option<String>) -> Self {
         Self {
             inner: Arc::new(Document {
                 source_uri: source_uri.unwrap_or_else(|| id.clone()),

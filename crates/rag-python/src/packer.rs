@@ -299,7 +299,7 @@ impl PyContextPacker {
 /// The context format of `pack_context`'s keywords.
 fn context_format(
     template: &str,
-    delimiter: String,
+    delimiter: &str,
     breadcrumbs: Option<bool>,
     merge_adjacent: bool,
 ) -> Result<ContextFormat, PackFailure> {
@@ -391,7 +391,7 @@ impl PyContextPacker {
     /// the heading path on a line before an excerpt of a new section (default: unless the
     /// template shows `{heading_path}`); `merge_adjacent` shows overlapping or touching chunks of
     /// one document once.
-    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n".to_owned(), breadcrumbs = None, merge_adjacent = true))]
+    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
     #[allow(clippy::too_many_arguments)]
     fn pack_context<'py>(
         &self,
@@ -400,7 +400,7 @@ impl PyContextPacker {
         chunks: &Bound<'py, PyAny>,
         budget: i64,
         template: &str,
-        delimiter: String,
+        delimiter: &str,
         breadcrumbs: Option<bool>,
         merge_adjacent: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -415,7 +415,7 @@ impl PyContextPacker {
     }
 
     /// `pack_context`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n".to_owned(), breadcrumbs = None, merge_adjacent = true))]
+    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
     #[allow(clippy::too_many_arguments)]
     fn pack_context_blocking(
         &self,
@@ -424,7 +424,7 @@ impl PyContextPacker {
         chunks: &Bound<'_, PyAny>,
         budget: i64,
         template: &str,
-        delimiter: String,
+        delimiter: &str,
         breadcrumbs: Option<bool>,
         merge_adjacent: bool,
     ) -> PyResult<Py<PyAny>> {

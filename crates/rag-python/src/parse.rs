@@ -57,7 +57,7 @@ impl ParseJob {
         document_type_name: Option<&str>,
         source_uri: Option<String>,
         document_id: Option<String>,
-        corpus_id: String,
+        corpus_id: &str,
     ) -> PyResult<Self> {
         let (source_uri, document_id) = match (source_uri, document_id) {
             (Some(uri), Some(id)) => (uri, id),
@@ -97,7 +97,7 @@ impl ParseJob {
 
 /// Parses one document with the built-in parser of its type.
 #[pyfunction]
-#[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local".to_owned()))]
+#[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
 pub(crate) fn parse_document(
     py: Python<'_>,
     ctx: &Bound<'_, PyRequestContext>,
@@ -105,7 +105,7 @@ pub(crate) fn parse_document(
     source_uri: Option<String>,
     document_type: Option<&str>,
     document_id: Option<String>,
-    corpus_id: String,
+    corpus_id: &str,
 ) -> PyResult<PyParsedDocument> {
     let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
     let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
@@ -144,7 +144,7 @@ impl PyParser {
     }
 
     /// Parses one document; `source_uri` names it in errors and defaults to `document_id`.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_id = None, corpus_id = "local".to_owned()))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_id = None, corpus_id = "local"))]
     fn parse(
         &self,
         py: Python<'_>,
@@ -152,7 +152,7 @@ impl PyParser {
         data: &Bound<'_, PyAny>,
         source_uri: Option<String>,
         document_id: Option<String>,
-        corpus_id: String,
+        corpus_id: &str,
     ) -> PyResult<PyParsedDocument> {
         let job = ParseJob::new(
             py,

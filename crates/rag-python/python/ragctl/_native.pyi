@@ -1,6 +1,7 @@
 """Type stubs of ragctl's native module. Import these names from the seeds' modules instead:
 ``rag_core``, ``rag_chunker`` and ``rag_packer`` re-export them."""
 
+import os
 from typing import (
     Any,
     Awaitable,
@@ -104,6 +105,7 @@ class Chunk:
         position: int = 0,
         parent_id: Optional[str] = None,
         token_count: Optional[int] = None,
+        tokenizer: Optional[str] = None,
         span: Union[Span, Tuple[int, int], None] = None,
         source_uri: Optional[str] = None,
         score: Optional[float] = None,
@@ -125,6 +127,8 @@ class Chunk:
     """Where the text is stored when the chunk does not carry it."""
     token_count: Optional[int]
     """Tokens of ``content``, cached at ingest (the chunker sets the exact count)."""
+    tokenizer: Optional[str]
+    """The tokenizer ``token_count`` was counted with, e.g. ``tiktoken:cl100k_base``."""
     span: Optional[Span]
     """Byte range of ``content`` in the source text: ``content == text.encode()[start:end].decode()``."""
     source_uri: Optional[str]
@@ -309,7 +313,7 @@ class HuggingFaceCounter:
     """
 
     @staticmethod
-    def from_file(path: str) -> "HuggingFaceCounter":
+    def from_file(path: Union[str, "os.PathLike[str]"]) -> "HuggingFaceCounter":
         """A ``TokenizerError`` names the file when it cannot be read or parsed."""
     def count(self, text: str) -> int: ...
     def encode(self, text: str) -> List[int]: ...

@@ -1,8 +1,8 @@
 """The chunker SPI: subclass :class:`Chunker` to plug a chunker of your own into a pipeline that
 takes ragctl's.
 
-A chunker promises (the contract tests of ``tests/test_contract.py`` check each point on any
-chunker): every chunk has ``document_id == parsed.document.id`` and ``tenant_id ==
+A chunker promises (``check_contract`` in the package's ``tests/test_contract.py`` checks each
+point on a chunker's output): every chunk has ``document_id == parsed.document.id`` and ``tenant_id ==
 ctx.tenant_id``; ``position`` is 0, 1, 2, ...; a ``parent_id`` names an earlier chunk; each chunk
 has ``content`` or ``content_ref``; failures are :class:`rag_core.errors.ChunkError`.
 """
