@@ -63,7 +63,8 @@ fn a_missing_or_malformed_file_is_an_error_naming_it() {
     std::fs::write(&bad, r#"{"model": "not a model"}"#).unwrap();
     let err = HuggingFaceCounter::from_file(&bad).unwrap_err();
     assert!(
-        err.to_string().contains("tokenizer.json: not a Hugging Face tokenizer.json: "),
+        err.to_string()
+            .contains("tokenizer.json: not a Hugging Face tokenizer.json: "),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -552,7 +552,15 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
     std::fs::write(dir.join("long.md"), long).unwrap();
     let out = ragctl()
         .current_dir(&dir)
-        .args(["chunk", "long.md", "--format", "jsonl", "--max-tokens", "64", "--tokenizer"])
+        .args([
+            "chunk",
+            "long.md",
+            "--format",
+            "jsonl",
+            "--max-tokens",
+            "64",
+            "--tokenizer",
+        ])
         .arg(tiny_tokenizer())
         .assert()
         .success()

@@ -150,14 +150,25 @@ fn a_hugging_face_tokenizer_counts_chunks_without_token_count() {
     let out = ragctl()
         .args(["pack", "pairs", "--input", "-", "--format", "json", "--tokenizer"])
         .arg(&tokenizer)
-        .write_stdin(line("a", None, "Rerankers score (query, passage) pairs.", Some(1.0), None))
+        .write_stdin(line(
+            "a",
+            None,
+            "Rerankers score (query, passage) pairs.",
+            Some(1.0),
+            None,
+        ))
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
     let packed: Value = serde_json::from_slice(&out).unwrap();
-    assert!(packed["tokenizer"].as_str().unwrap().starts_with("hf:tiny-bpe.tokenizer.json@"));
+    assert!(
+        packed["tokenizer"]
+            .as_str()
+            .unwrap()
+            .starts_with("hf:tiny-bpe.tokenizer.json@")
+    );
     assert_eq!(packed["tokens_used"], 27);
 }
 
