@@ -1,7 +1,11 @@
 //! JSONL -> pack: the reader never panics and names the stream and the bad line (invalid UTF-8, a
 //! byte-order mark, a line over the length limit, a missing tenant included); whatever it reads,
-//! the packer keeps every rule of the contract suite (budget, pinned, accounting, tenant, dedup by
-//! all pairs, brute-force optimum, input order), for the configuration the first two bytes select.
+//! the packer keeps every rule of the contract suite (budget, pinned, accounting, tenant, access
+//! labels, dedup by all pairs, brute-force optimum, input order), for the configuration the first
+//! two bytes select. Then the same chunks are packed for a rendered context, by a principal
+//! holding the label `staff` or none: whatever token counts the lines claim (a lie, another
+//! tokenizer), the rendered text's real count is within the budget and is `tokens_used`, and no
+//! chunk the principal may not see appears in the result.
 #![no_main]
 
 use std::sync::Arc;
@@ -9,8 +13,8 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{Chunk, PackOrder, RequestContext, SelectionStrategy, TenantId, TokenCounter, TokenizerError};
-use rag_packer::{ContextPacker, PackerConfig};
+use rag_core::{Chunk, PackOrder, Principal, RequestContext, SelectionStrategy, TenantId, TokenCounter, TokenizerError};
+use rag_packer::{ContextFormat, ContextPacker, PackerConfig};
 
 /// Counts words: cheap, and the same counter for the packer and the suite.
 struct Words;
@@ -94,4 +98,23 @@ fuzz_target!(|data: &[u8]| {
     let case = PackerCase::new("fuzz", RequestContext::local(tenant), chunks, budget);
     let report = check_packer(&run, &spec, &case);
     assert!(report.passed(), "{strategy}/{order} {dedup:?} cap {cap:?} budget {budget}: {report}");
+
+    let labels = if b & 8 == 0 { Vec::new() } else { vec!["staff".to_owned()] };
+    let ctx = RequestContext::new("acme", Principal { id: "fuzz".into(), acl_labels: labels });
+    let invisible: Vec<String> = case
+        .chunks
+        .iter()
+        .filter(|c| !rag_contract::packer::visible_to(&ctx, c))
+        .map(|c| c.id.to_string())
+        .collect();
+    if let Ok(packed) = packer.pack_context_blocking(&ctx, case.chunks, budget, &ContextFormat::default()) {
+        let context = packed.context.as_deref().unwrap_or_default();
+        let real = Words.count(context).expect("words never fail");
+        assert!(real as i64 <= budget, "rendered {real} tokens over the budget {budget}");
+        assert_eq!(packed.tokens_used, real, "tokens_used is the rendered count");
+        assert_eq!(packed.hidden_by_acl, invisible.len());
+        for chunk in packed.chunks.iter().map(|c| c.id.to_string()).chain(packed.dropped.iter().map(|d| d.id.to_string())) {
+            assert!(!invisible.contains(&chunk), "invisible chunk {chunk} in the result");
+        }
+    }
 });

@@ -360,7 +360,7 @@ fn chunk(id: &str, doc: &str, text: &str, score: f64, tokens: usize) -> Chunk {
 /// Packer inputs at the edges, for tenant `acme`: equal scores, negative and zero scores, a chunk
 /// over the budget, chunks known only by reference, mixed tenants, invalid inputs (NaN score, zero
 /// and missing token counts, repeated ids, budgets of 0 and -1, pinned over budget), many
-/// identical chunks, deep metadata and unknown fields.
+/// identical chunks, deep metadata and unknown fields, access labels the principal lacks.
 pub fn packer_edge_cases(identical: usize) -> Vec<PackerCase> {
     let ctx = RequestContext::local("acme");
     let case = |name: &str, chunks: Vec<Chunk>, budget: i64| PackerCase::new(name, ctx.clone(), chunks, budget);
@@ -457,5 +457,15 @@ pub fn packer_edge_cases(identical: usize) -> Vec<PackerCase> {
     odd[1].extra.insert("embedding_model".into(), json!("e5-large"));
     odd[2].trust = TrustLevel::Untrusted;
     cases.push(case("deep metadata, unknown fields, trust levels", odd, 100));
+    // Labels the local principal does not hold, on a candidate, a pinned chunk and a chunk whose
+    // NaN score must not matter, since it is never examined.
+    let mut labelled = basic(&|i| i as f64);
+    labelled[1].acl_labels = vec!["hr-only".into()];
+    labelled[4].acl_labels = vec!["hr-only".into(), "exec".into()];
+    labelled[4].pinned = true;
+    let mut secret = chunk("secret", "d9", "CEO salary is 12 million", f64::NAN, 5);
+    secret.acl_labels = vec!["hr-only".into()];
+    labelled.push(secret);
+    cases.push(case("chunks the principal may not see", labelled, 100));
     cases
 }

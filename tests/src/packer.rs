@@ -109,9 +109,10 @@ impl PackerCase {
 }
 
 /// Every rule [`check_packer`] can run, in the order it runs them.
-pub const RULES: [&str; 12] = [
+pub const RULES: [&str; 13] = [
     "deterministic",
     "foreign_tenant_refused",
+    "invisible_chunks_hidden",
     "invalid_input_refused",
     "valid_input_packed",
     "never_over_budget",
@@ -146,7 +147,18 @@ pub fn check_packer(packer: &dyn Packer, spec: &PackerSpec<'_>, case: &PackerCas
         );
         return report;
     }
-    if let Some(problem) = invalid_input(&case.chunks, case.budget, spec.counter) {
+    // Chunks the principal may not see are removed first: every other rule is about the rest.
+    let visible = PackerCase::new(
+        case.name.clone(),
+        case.ctx.clone(),
+        case.chunks
+            .iter()
+            .filter(|c| visible_to(&case.ctx, c))
+            .cloned()
+            .collect(),
+        case.budget,
+    );
+    if let Some(problem) = invalid_input(&visible.chunks, case.budget, spec.counter) {
         report.rule("invalid_input_refused", invalid_input_refused(&problem, &first));
         return report;
     }
@@ -166,7 +178,8 @@ pub fn check_packer(packer: &dyn Packer, spec: &PackerSpec<'_>, case: &PackerCas
             return report;
         }
     };
-    check_packed(&mut report, spec, case, &packed);
+    report.rule("invisible_chunks_hidden", invisible_chunks_hidden(case, &packed));
+    check_packed(&mut report, spec, &visible, &packed);
     report.rule(
         "independent_of_input_order",
         independent_of_input_order(packer, spec, case, &packed),
@@ -395,6 +408,43 @@ pub fn pinned_first_and_kept(input: &[Chunk], packed: &PackedContext) -> Vec<Str
     vec![format!(
         "pinned chunks {pinned:?} should lead the pack, which starts {head:?} (pinned among the dropped: {dropped:?})"
     )]
+}
+
+/// Whether `ctx`'s principal may see `chunk`: it holds every one of the chunk's `acl_labels`.
+pub fn visible_to(ctx: &RequestContext, chunk: &Chunk) -> bool {
+    chunk
+        .acl_labels
+        .iter()
+        .all(|label| ctx.principal.acl_labels.contains(label))
+}
+
+/// A chunk the principal may not see is neither packed nor dropped nor named anywhere in the
+/// result (its id does not appear in the result's JSON), and `hidden_by_acl` counts exactly those.
+pub fn invisible_chunks_hidden(case: &PackerCase, packed: &PackedContext) -> Vec<String> {
+    let invisible: Vec<&Chunk> = case.chunks.iter().filter(|c| !visible_to(&case.ctx, c)).collect();
+    let mut out = Vec::new();
+    if packed.hidden_by_acl != invisible.len() {
+        out.push(format!(
+            "hidden_by_acl is {}, but the principal may not see {} chunks",
+            packed.hidden_by_acl,
+            invisible.len()
+        ));
+    }
+    let named: HashSet<&ChunkId> = packed
+        .chunks
+        .iter()
+        .map(|c| &c.id)
+        .chain(packed.dropped.iter().map(|d| &d.id))
+        .collect();
+    for chunk in invisible {
+        if named.contains(&chunk.id) {
+            out.push(format!(
+                "chunk {} is invisible to the principal but in the result",
+                chunk.id
+            ));
+        }
+    }
+    out
 }
 
 /// Every input chunk is either packed or dropped with a reason, exactly once, and nothing else is.

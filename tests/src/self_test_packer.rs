@@ -80,6 +80,12 @@ fn with_foreign(mut case: PackerCase) -> PackerCase {
     case
 }
 
+/// The fixture with a chunk the local principal may not see.
+fn with_labels(mut case: PackerCase) -> PackerCase {
+    case.chunks[2].acl_labels = vec!["hr-only".into()];
+    case
+}
+
 fn with_nan(mut case: PackerCase) -> PackerCase {
     case.chunks[2].score = Some(f64::NAN);
     case
@@ -99,6 +105,7 @@ enum Fault {
     AcceptsNan,
     RefusesValidInput,
     ChangesContent,
+    IgnoresLabels,
 }
 
 struct Broken {
@@ -140,7 +147,15 @@ impl Packer for Broken {
             }
             _ => chunks,
         };
-        let mut packed = self.inner.pack_blocking(ctx, chunks, budget)?;
+        let mut packed = if self.fault == Fault::IgnoresLabels {
+            let mut all_seeing = ctx.clone();
+            for chunk in &chunks {
+                all_seeing.principal.acl_labels.extend(chunk.acl_labels.iter().cloned());
+            }
+            self.inner.pack_blocking(&all_seeing, chunks, budget)?
+        } else {
+            self.inner.pack_blocking(ctx, chunks, budget)?
+        };
         let pinned = packed.chunks.iter().filter(|c| c.pinned).count();
         match self.fault {
             Fault::PacksADroppedChunk => {
@@ -233,6 +248,7 @@ fn each_broken_packer_is_rejected_by_its_rule() {
         (Fault::AcceptsNan, with_nan(fixture()), "invalid_input_refused"),
         (Fault::RefusesValidInput, fixture(), "valid_input_packed"),
         (Fault::ChangesContent, fixture(), "packed_chunks_unchanged"),
+        (Fault::IgnoresLabels, with_labels(fixture()), "invisible_chunks_hidden"),
     ];
     for (fault, case, rule) in cases {
         let broken = broken_rules(&Broken::new(fault, descending()), &spec, &case);

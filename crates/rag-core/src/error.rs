@@ -173,6 +173,20 @@ pub enum PackerError {
         /// The chunk.
         chunk_id: ChunkId,
     },
+    /// A chunk's `token_count` was made with another tokenizer than the packer's, and the chunk
+    /// has no content to count again.
+    #[error(
+        "chunk {chunk_id} has a token_count made with {tokenizer}, the packer counts with {expected}, \
+         and it has no content to count again"
+    )]
+    ForeignTokenCount {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// The tokenizer its count was made with.
+        tokenizer: String,
+        /// The packer's tokenizer.
+        expected: String,
+    },
     /// A chunk counts as zero tokens (empty content or `token_count: 0`).
     #[error("chunk {chunk_id} has 0 tokens: empty chunks cannot be packed")]
     ZeroTokens {

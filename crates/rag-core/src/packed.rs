@@ -255,6 +255,10 @@ pub struct PackedContext {
     /// Remarks about the run a caller should know, e.g. a strategy fallback.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How many input chunks the request's principal may not see (it lacks one of their
+    /// `acl_labels`): they were left out first and are named nowhere, not even in `dropped`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hidden_by_acl: usize,
     /// The rendered prompt context, when the packer rendered one; `tokens_used` is then its exact
     /// token count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,6 +268,10 @@ pub struct PackedContext {
     /// context was rendered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excerpts: Vec<Excerpt>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A piece of the rendered context: packed chunks of one document shown as one text.
@@ -327,6 +335,7 @@ impl PackedContext {
             conflicts: Vec::new(),
             dropped: Vec::new(),
             notes: Vec::new(),
+            hidden_by_acl: 0,
             context: None,
             excerpts: Vec::new(),
         }
@@ -387,6 +396,7 @@ mod tests {
                 },
             ],
             notes: vec!["optimal fell back to knapsack".into()],
+            hidden_by_acl: 0,
             context: None,
             excerpts: Vec::new(),
         }

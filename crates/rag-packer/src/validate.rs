@@ -3,12 +3,30 @@
 use std::collections::HashSet;
 
 use rag_core::{Chunk, ChunkId, PackerError, RequestContext, TokenCounter};
+use rayon::prelude::*;
 
 /// What validation found out about a chunk that passed it: what the later stages need.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Checked {
     pub(crate) tokens: usize,
     pub(crate) score: f64,
+}
+
+/// What validation found, by input position: each visible chunk's tokens and score, which chunks
+/// the principal may not see, and how the token counts were established.
+pub(crate) struct Validated {
+    /// By input position; a hidden chunk's entry is not meaningful.
+    pub(crate) checked: Vec<Checked>,
+    /// Chunks whose `acl_labels` the principal does not all hold.
+    pub(crate) hidden: Vec<bool>,
+    /// Counts recomputed because the chunk's count was made with another tokenizer.
+    pub(crate) recounted: usize,
+    /// Counts recomputed because the packer was asked to verify every count.
+    pub(crate) verified: usize,
+    /// Of the recomputed counts, the claims that were wrong: the first chunk, its claim and its
+    /// real count, and how many there were.
+    pub(crate) wrong: Option<(ChunkId, usize, usize)>,
+    pub(crate) wrong_count: usize,
 }
 
 /// The budget as a count of tokens; zero or negative is an error.
@@ -21,9 +39,13 @@ pub(crate) fn validate_budget(budget: i64) -> Result<usize, PackerError> {
 
 /// The tokens a chunk counts for: its cached `token_count`, else `counter` on its content.
 ///
-/// The packer never fetches content, so a chunk known only by its `content_ref` must carry its
-/// count; a chunk of 0 tokens is refused, since it could not carry any information; and a counter
-/// that fails is [`PackerError::Tokenizer`] naming the chunk.
+/// A cached count is trusted, as the seed specifies (a retriever may send only a `content_ref`),
+/// unless the chunk says it was made with another tokenizer (`tokenizer` differs from
+/// `counter.name()`): then the content is counted again, and a chunk without content to count is
+/// refused ([`PackerError::ForeignTokenCount`]). The packer never fetches content, so a chunk
+/// known only by its `content_ref` must carry its count; a chunk of 0 tokens is refused, since it
+/// could not carry any information; and a counter that fails is [`PackerError::Tokenizer`]
+/// naming the chunk.
 ///
 /// ```
 /// use rag_core::{Chunk, TokenCounter, TokenizerError};
@@ -39,17 +61,35 @@ pub(crate) fn validate_budget(budget: i64) -> Result<usize, PackerError> {
 /// assert_eq!(chunk_tokens(&chunk, &Words)?, 3);
 /// chunk.token_count = Some(5); // cached at ingest: trusted, the counter is not called
 /// assert_eq!(chunk_tokens(&chunk, &Words)?, 5);
+/// chunk.tokenizer = Some("tiktoken:o200k_base".into()); // counted with another tokenizer: recounted
+/// assert_eq!(chunk_tokens(&chunk, &Words)?, 3);
 /// let remote = Chunk::with_content_ref("r", "d", "t", "s3://bucket/r.txt");
 /// assert!(chunk_tokens(&remote, &Words).is_err());
 /// # Ok::<(), rag_core::PackerError>(())
 /// ```
 pub fn chunk_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<usize, PackerError> {
+    let recount = chunk
+        .tokenizer
+        .as_deref()
+        .is_some_and(|made_with| made_with != counter.name());
+    tokens_of(chunk, counter, recount)
+}
+
+/// The chunk's tokens: counted when `recount` or when it has no cached count, else the cache.
+fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter, recount: bool) -> Result<usize, PackerError> {
     let tokens = match (chunk.token_count, chunk.content()) {
-        (Some(cached), _) => cached,
-        (None, Some(content)) => counter.count(content).map_err(|source| PackerError::Tokenizer {
+        (Some(cached), _) if !recount => cached,
+        (_, Some(content)) => counter.count(content).map_err(|source| PackerError::Tokenizer {
             chunk_id: chunk.id.clone(),
             source,
         })?,
+        (Some(_), None) => {
+            return Err(PackerError::ForeignTokenCount {
+                chunk_id: chunk.id.clone(),
+                tokenizer: chunk.tokenizer.clone().unwrap_or_default(),
+                expected: counter.name().to_owned(),
+            });
+        }
         (None, None) => {
             return Err(PackerError::MissingTokenCount {
                 chunk_id: chunk.id.clone(),
@@ -64,43 +104,125 @@ pub fn chunk_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<usize, 
     Ok(tokens)
 }
 
-/// Checks every chunk, in input order, and reports the first problem found; on success, returns
-/// each chunk's tokens and score, by input position.
+/// Whether `ctx`'s principal may see `chunk`: it holds every one of the chunk's `acl_labels`.
+pub(crate) fn is_visible(ctx: &RequestContext, chunk: &Chunk) -> bool {
+    chunk
+        .acl_labels
+        .iter()
+        .all(|label| ctx.principal.acl_labels.contains(label))
+}
+
+/// Below this many chunks to count, counting stays on the calling thread.
+const PARALLEL_MIN_COUNTS: usize = 64;
+
+/// Checks every chunk and reports the first problem found; on success, returns each visible
+/// chunk's tokens and score, by input position.
 ///
-/// Per chunk the checks run in this order: tenant, duplicate id, score, tokens. The tenant check
-/// comes first because a foreign chunk must be refused whatever else is wrong with it.
+/// The tenant check runs first, over every chunk, because a foreign chunk must be refused whatever
+/// else is wrong with it. Chunks the principal may not see are then set aside unexamined: they are
+/// never packed, and nothing about them reaches the result but their number. The visible chunks
+/// are checked in input order for a repeated id and a non-finite score, then their tokens are
+/// established (in parallel when many must be counted); the first error in input order wins.
 pub(crate) fn validate_chunks(
     ctx: &RequestContext,
     chunks: &[Chunk],
     counter: &dyn TokenCounter,
-) -> Result<Vec<Checked>, PackerError> {
+    verify_counts: bool,
+) -> Result<Validated, PackerError> {
+    if let Some(chunk) = chunks.iter().find(|c| c.tenant_id != ctx.tenant_id) {
+        return Err(PackerError::ForeignTenant {
+            chunk_id: chunk.id.clone(),
+            chunk_tenant: chunk.tenant_id.clone(),
+            expected: ctx.tenant_id.clone(),
+        });
+    }
+    let hidden: Vec<bool> = chunks.iter().map(|c| !is_visible(ctx, c)).collect();
     // The set holds references, not a clone of every id; only an error clones what it names.
     let mut seen: HashSet<&ChunkId> = HashSet::with_capacity(chunks.len());
-    let mut checked = Vec::with_capacity(chunks.len());
-    for chunk in chunks {
-        if chunk.tenant_id != ctx.tenant_id {
-            return Err(PackerError::ForeignTenant {
-                chunk_id: chunk.id.clone(),
-                chunk_tenant: chunk.tenant_id.clone(),
-                expected: ctx.tenant_id.clone(),
-            });
-        }
+    let mut checked = vec![Checked::default(); chunks.len()];
+    for (i, chunk) in chunks.iter().enumerate().filter(|(i, _)| !hidden[*i]) {
         if !seen.insert(&chunk.id) {
             return Err(PackerError::DuplicateChunkId {
                 chunk_id: chunk.id.clone(),
             });
         }
-        let score = chunk.score_or_zero();
-        if !score.is_finite() {
+        checked[i].score = chunk.score_or_zero();
+        if !checked[i].score.is_finite() {
             return Err(PackerError::NonFiniteScore {
                 chunk_id: chunk.id.clone(),
-                score,
+                score: checked[i].score,
             });
         }
-        checked.push(Checked {
-            tokens: chunk_tokens(chunk, counter)?,
-            score,
-        });
     }
-    Ok(checked)
+
+    // Which counts are recomputed: every one that has content when verifying, else those made
+    // with another tokenizer.
+    let name = counter.name();
+    let foreign = |c: &Chunk| c.token_count.is_some() && c.tokenizer.as_deref().is_some_and(|t| t != name);
+    let recount: Vec<bool> = chunks
+        .iter()
+        .map(|c| c.token_count.is_some() && ((verify_counts && c.content().is_some()) || foreign(c)))
+        .collect();
+    let to_count = (0..chunks.len())
+        .filter(|&i| !hidden[i] && (recount[i] || chunks[i].token_count.is_none()))
+        .count();
+    let tokens = |i: usize| (!hidden[i]).then(|| tokens_of(&chunks[i], counter, recount[i]));
+    let tokens: Vec<Option<Result<usize, PackerError>>> = if to_count >= PARALLEL_MIN_COUNTS {
+        (0..chunks.len()).into_par_iter().map(tokens).collect()
+    } else {
+        (0..chunks.len()).map(tokens).collect()
+    };
+
+    let mut validated = Validated {
+        checked,
+        hidden,
+        recounted: 0,
+        verified: 0,
+        wrong: None,
+        wrong_count: 0,
+    };
+    for (i, result) in tokens.into_iter().enumerate() {
+        let Some(result) = result else { continue };
+        let counted = result?;
+        validated.checked[i].tokens = counted;
+        if !recount[i] {
+            continue;
+        }
+        if foreign(&chunks[i]) {
+            validated.recounted += 1;
+        } else {
+            validated.verified += 1;
+        }
+        let claimed = chunks[i].token_count.unwrap_or_default();
+        if claimed != counted && !foreign(&chunks[i]) {
+            validated.wrong_count += 1;
+            validated
+                .wrong
+                .get_or_insert_with(|| (chunks[i].id.clone(), claimed, counted));
+        }
+    }
+    Ok(validated)
+}
+
+impl Validated {
+    /// What the caller should be told about recomputed counts, as notes.
+    pub(crate) fn notes(&self, counter: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.recounted > 0 {
+            notes.push(format!(
+                "recounted {} token counts made with another tokenizer than {counter}",
+                self.recounted
+            ));
+        }
+        if self.verified > 0 {
+            notes.push(match &self.wrong {
+                None => format!("verified {} token counts under {counter}: all were right", self.verified),
+                Some((chunk, claimed, real)) => format!(
+                    "verified {} token counts under {counter}: {} were wrong (first: chunk {chunk} claimed {claimed}, has {real})",
+                    self.verified, self.wrong_count
+                ),
+            });
+        }
+        notes
+    }
 }

@@ -138,6 +138,10 @@ pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
             attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
             attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
         }
+        PackerError::ForeignTokenCount { chunk_id, tokenizer, .. } => {
+            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
+            attrs.push(("tokenizer", Attr::Str(tokenizer.clone())));
+        }
         PackerError::ContextCount { source } => {
             attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
         }

@@ -257,7 +257,14 @@ impl PyPackedContext {
         self.dropped.bind(py).clone()
     }
 
-    /// Remarks about the run, e.g. a strategy fallback.
+    /// How many input chunks the request's principal may not see (it lacks one of their
+    /// `acl_labels`): left out first, and named nowhere, not even in `dropped`.
+    #[getter]
+    fn hidden_by_acl(&self) -> usize {
+        self.summary.hidden_by_acl
+    }
+
+    /// Remarks about the run, e.g. a strategy fallback or recounted token counts.
     #[getter]
     fn notes(&self) -> Vec<String> {
         self.summary.notes.clone()

@@ -79,6 +79,9 @@ pub(crate) struct PyPackerConfig {
     /// A candidate is packed only if its score is above this.
     #[pyo3(get, set)]
     relevance_floor: Option<f64>,
+    /// Recount every chunk with content instead of trusting cached `token_count`s.
+    #[pyo3(get, set)]
+    verify_counts: bool,
 }
 
 impl PyPackerConfig {
@@ -94,6 +97,7 @@ impl PyPackerConfig {
             .with_max_per_document(self.max_per_document)
             .with_section_aware(self.section_aware)
             .with_relevance_floor(self.relevance_floor)
+            .with_verify_counts(self.verify_counts)
     }
 }
 
@@ -103,7 +107,7 @@ impl PyPackerConfig {
     #[pyo3(signature = (
         order = "lost_in_middle", jaccard_threshold = None, detect_conflicts = true, *,
         strategy = "greedy", shingle_size = 5, max_per_document = None, section_aware = true,
-        relevance_floor = None, objective = "auto",
+        relevance_floor = None, objective = "auto", verify_counts = false,
     ))]
     #[allow(clippy::too_many_arguments)] // one keyword per setting, as the seed's model has
     fn new(
@@ -116,6 +120,7 @@ impl PyPackerConfig {
         section_aware: bool,
         relevance_floor: Option<f64>,
         objective: &str,
+        verify_counts: bool,
     ) -> PyResult<Self> {
         Ok(Self {
             order: order_from_str(order)?,
@@ -127,6 +132,7 @@ impl PyPackerConfig {
             max_per_document,
             section_aware,
             relevance_floor,
+            verify_counts,
         })
     }
 
@@ -170,7 +176,7 @@ impl PyPackerConfig {
     fn __repr__(&self) -> String {
         format!(
             "PackerConfig(order={:?}, jaccard_threshold={}, detect_conflicts={}, strategy={:?}, shingle_size={}, \
-             max_per_document={}, section_aware={}, relevance_floor={}, objective={:?})",
+             max_per_document={}, section_aware={}, relevance_floor={}, objective={:?}, verify_counts={})",
             self.order.as_str(),
             py_option(self.jaccard_threshold),
             py_bool(self.detect_conflicts),
@@ -180,6 +186,7 @@ impl PyPackerConfig {
             py_bool(self.section_aware),
             py_option(self.relevance_floor),
             objective_name(self.objective),
+            py_bool(self.verify_counts),
         )
     }
 }
@@ -323,7 +330,7 @@ impl PyContextPacker {
     ) -> PyResult<Self> {
         let config_obj = match config {
             Some(config) => config.borrow().clone(),
-            None => PyPackerConfig::new("lost_in_middle", None, true, "greedy", 5, None, true, None, "auto")?,
+            None => PyPackerConfig::new("lost_in_middle", None, true, "greedy", 5, None, true, None, "auto", false)?,
         };
         let counter_obj = match token_counter {
             Some(obj) if !obj.is_none() => obj.clone().unbind(),

@@ -153,3 +153,24 @@ def test_metadata_is_a_live_dict_and_copies_are_independent():
     twin.metadata["page"] = 4
     assert chunk.metadata["page"] == 3 and twin.metadata["page"] == 4
     assert chunk != twin
+
+
+def test_access_labels_and_token_count_provenance(ctx):
+    from rag_core import PackerError, Principal, RequestContext
+
+    public = Chunk("pub", "d", "acme", "Refunds take 30 days.", score=0.9)
+    secret = Chunk("sec", "d", "acme", "Salaries are listed here.", score=1.0, acl_labels=["hr"])
+    packed = ContextPacker().pack_blocking(ctx, [public, secret], 100)
+    assert [c.id for c in packed.chunks] == ["pub"]
+    assert packed.hidden_by_acl == 1 and not any(d.id == "sec" for d in packed.dropped)
+    hr = RequestContext("acme", Principal("bob", ["hr"]))
+    assert len(ContextPacker().pack_blocking(hr, [public, secret], 100).chunks) == 2
+    # A count made with another tokenizer is recounted, or refused without content to recount.
+    foreign = Chunk("f", "d", "acme", content_ref="s3://b/f", token_count=7, tokenizer="hf:other.json@000000000000")
+    with pytest.raises(PackerError) as caught:
+        ContextPacker().pack_blocking(ctx, [foreign], 100)
+    assert (caught.value.chunk_id, caught.value.tokenizer) == ("f", "hf:other.json@000000000000")
+    lying = Chunk("l", "d", "acme", "Refunds take 30 days.", token_count=1, tokenizer="tiktoken:cl100k_base")
+    checked = ContextPacker(config=PackerConfig(verify_counts=True)).pack_blocking(ctx, [lying], 100)
+    assert checked.tokens_used == TiktokenCounter().count(lying.content)
+    assert any("l" in note for note in checked.notes), checked.notes

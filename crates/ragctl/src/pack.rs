@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{Chunk, PackOrder, PackedContext, RequestContext, SelectionStrategy, TenantId};
+use rag_core::{Chunk, PackOrder, PackedContext, Principal, RequestContext, SelectionStrategy, TenantId};
 use rag_packer::{
     ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
 };
@@ -35,6 +35,14 @@ pub(crate) struct PackArgs {
     /// Refuse chunks without a tenant_id instead of giving them the request's tenant.
     #[arg(long)]
     require_tenant: bool,
+    /// An access label the requesting principal holds (repeatable). A chunk is packed only if
+    /// every one of its `acl_labels` is given here; the others are left out and only counted.
+    #[arg(long = "label", value_name = "LABEL")]
+    labels: Vec<String>,
+    /// Count every chunk that has content again instead of trusting its `token_count`, and say
+    /// whether any count was wrong (a count made with another tokenizer is always recounted).
+    #[arg(long)]
+    verify_counts: bool,
     /// Largest input read, in bytes (K, M and G suffixes accepted).
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = crate::input::parse_size)]
     max_input_bytes: u64,
@@ -248,9 +256,16 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .with_max_per_document(max_per_document)
         .with_section_aware(!args.no_sections)
         .with_relevance_floor(scoring.floor)
+        .with_verify_counts(args.verify_counts)
         .with_token_counter(counter);
     let packer = ContextPacker::new(config)?;
-    let ctx = RequestContext::local(tenant);
+    let ctx = RequestContext::new(
+        tenant,
+        Principal {
+            id: "local".to_owned(),
+            acl_labels: args.labels.clone(),
+        },
+    );
     let chunks_in = chunks.len();
     // Every format packs for the rendered context, so the chunks `--format json` lists are the
     // ones `--format context` prints, and the budget holds for that text.
@@ -350,6 +365,9 @@ fn render_text(
     let _ = writeln!(s, "tokens_used:    {}", packed.tokens_used);
     let _ = writeln!(s, "dropped_dedup:  {}", packed.dropped_dedup());
     let _ = writeln!(s, "dropped_budget: {}", packed.dropped_budget());
+    if packed.hidden_by_acl > 0 {
+        let _ = writeln!(s, "hidden_by_acl:  {}", packed.hidden_by_acl);
+    }
     let _ = writeln!(s, "conflicts:      {}", packed.conflicts.len());
     for note in &packed.notes {
         let _ = writeln!(s, "note:           {}", esc(note));
@@ -405,6 +423,7 @@ fn render_json(
         "tokens_used": packed.tokens_used,
         "dropped_dedup": packed.dropped_dedup(),
         "dropped_budget": packed.dropped_budget(),
+        "hidden_by_acl": packed.hidden_by_acl,
         "notes": packed.notes,
         "context": packed.context,
         "excerpts": packed.excerpts,

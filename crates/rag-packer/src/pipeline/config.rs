@@ -54,6 +54,10 @@ pub struct PackerConfig {
     /// and [`section_scores`](crate::section_scores)). Chunks without that metadata are not
     /// affected either way.
     pub section_aware: bool,
+    /// Recount every chunk that has content instead of trusting its cached `token_count`, and
+    /// report in the notes how many counts were checked and whether any claim was wrong (default
+    /// off: a cached count is trusted unless it was made with another tokenizer).
+    pub verify_counts: bool,
     /// A candidate is packed only if its score is above this (`None`: no floor, as in the seed,
     /// where a chunk without a score counts as 0.0 and may fill leftover room). With BM25 scores,
     /// a floor of 0.0 keeps out chunks that hold no query term.
@@ -75,6 +79,7 @@ impl Default for PackerConfig {
             token_counter: Arc::new(TiktokenCounter::cl100k()),
             custom_order: None,
             section_aware: true,
+            verify_counts: false,
             relevance_floor: None,
         }
     }
@@ -167,6 +172,13 @@ impl PackerConfig {
         self
     }
 
+    /// Turns the recounting of every cached token count on or off.
+    #[must_use]
+    pub fn with_verify_counts(mut self, verify: bool) -> Self {
+        self.verify_counts = verify;
+        self
+    }
+
     /// Sets the relevance floor (`None`: no floor).
     #[must_use]
     pub fn with_relevance_floor(mut self, floor: Option<f64>) -> Self {
@@ -217,6 +229,7 @@ impl fmt::Debug for PackerConfig {
             .field("token_counter", &self.token_counter.name())
             .field("custom_order", &self.custom_order.as_ref().map(|order| order.name()))
             .field("section_aware", &self.section_aware)
+            .field("verify_counts", &self.verify_counts)
             .field("relevance_floor", &self.relevance_floor)
             .finish()
     }

@@ -16,7 +16,7 @@ use super::PackerConfig;
 use super::plan::{Candidates, Plan, finish, selection_items};
 use crate::order::{arrange, arrange_custom};
 use crate::render::{ContextFormat, MergedRun, merge_adjacent};
-use crate::select::{Selection, select, valued};
+use crate::select::{Selection, SelectionItem, select, valued};
 
 /// Rounds of select, render, count before the fallback trims the selection.
 const MAX_ROUNDS: usize = 6;
@@ -57,11 +57,12 @@ pub(super) fn plan_context(
     };
 
     let mut items = selection_items(config, chunks, &candidates);
-    let estimates = rendered_estimates(config, format, chunks, &candidates, delimiter_tokens)?;
-    for (item, estimate) in items.iter_mut().zip(estimates) {
-        item.tokens = estimate;
+    let overheads = rendered_overheads(config, format, chunks, &candidates, delimiter_tokens)?;
+    for (item, overhead) in items.iter_mut().zip(&overheads) {
+        item.tokens += overhead;
     }
-    let values = valued(config.objective, candidates.sections.is_some(), &items);
+    let mut values = valued(config.objective, candidates.sections.is_some(), &items);
+    let mut counts = Counts::new(items.len());
 
     let render = |chosen: Vec<usize>| -> Result<Rendered, PackerError> {
         let selected: Vec<usize> = chosen.iter().map(|&s| candidates.eligible[s]).collect();
@@ -85,6 +86,25 @@ pub(super) fn plan_context(
     let mut note = None;
     for _ in 0..MAX_ROUNDS {
         let selection = select(config.strategy, &values, room, config.max_per_document);
+        // A cached count is only a claim: the chosen chunks are counted before they are rendered,
+        // and once one claim is found wrong, none is trusted any more.
+        let settle: Vec<usize> = if counts.distrusted {
+            Vec::new()
+        } else {
+            selection.chosen.clone()
+        };
+        if counts.settle(counter, chunks, &candidates, &settle, &mut items)? {
+            counts.settle(
+                counter,
+                chunks,
+                &candidates,
+                &(0..items.len()).collect::<Vec<_>>(),
+                &mut items,
+            )?;
+            counts.distrusted = true;
+            values = valued(config.objective, candidates.sections.is_some(), &items);
+            continue;
+        }
         if last.as_ref().is_some_and(|l| l.chosen == selection.chosen) {
             break;
         }
@@ -122,8 +142,72 @@ pub(super) fn plan_context(
     let mut chosen = chosen;
     chosen.sort_unstable();
     let selection = Selection { chosen, strategy, note };
-    let plan = finish(config, chunks, candidates, &items, selection, ordered, tokens);
+    let lies = counts.note_for(chunks);
+    let mut plan = finish(config, chunks, candidates, &items, selection, ordered, tokens);
+    plan.notes.extend(lies);
     Ok((plan, text, excerpts))
+}
+
+/// Which selection items' token counts have been checked against their text, and what was found.
+struct Counts {
+    exact: Vec<bool>,
+    /// A claim was found wrong: every count has been checked since.
+    distrusted: bool,
+    wrong: usize,
+    first_wrong: Option<(usize, usize, usize)>,
+}
+
+impl Counts {
+    fn new(items: usize) -> Self {
+        Self {
+            exact: vec![false; items],
+            distrusted: false,
+            wrong: 0,
+            first_wrong: None,
+        }
+    }
+
+    /// Counts the text of `chosen` items not checked yet and corrects their tokens (the rendered
+    /// overhead is kept); returns whether any claim was wrong.
+    fn settle(
+        &mut self,
+        counter: &dyn TokenCounter,
+        chunks: &[Chunk],
+        candidates: &Candidates,
+        chosen: &[usize],
+        items: &mut [SelectionItem],
+    ) -> Result<bool, PackerError> {
+        let mut wrong = false;
+        for &s in chosen {
+            if std::mem::replace(&mut self.exact[s], true) {
+                continue;
+            }
+            let i = candidates.eligible[s];
+            let Some(content) = chunks[i].content() else { continue };
+            let claimed = candidates.checked[i].tokens;
+            let real = counter.count(content).map_err(|source| PackerError::Tokenizer {
+                chunk_id: chunks[i].id.clone(),
+                source,
+            })?;
+            if real != claimed {
+                wrong = true;
+                self.wrong += 1;
+                self.first_wrong.get_or_insert((i, claimed, real));
+                items[s].tokens = items[s].tokens - claimed + real;
+            }
+        }
+        Ok(wrong)
+    }
+
+    /// The note that says the counts were wrong, if any was.
+    fn note_for(&self, chunks: &[Chunk]) -> Option<String> {
+        let (i, claimed, real) = self.first_wrong?;
+        Some(format!(
+            "{} token counts did not match their text (first: chunk {} claimed {claimed}, has {real}); \
+             the context was fitted on the real counts",
+            self.wrong, chunks[i].id
+        ))
+    }
 }
 
 /// Takes the lowest-ranked chunks out of `last` until its rendering fits the budget.
@@ -155,9 +239,9 @@ fn clone_choice(rendered: &Rendered) -> Rendered {
     }
 }
 
-/// Each eligible chunk's estimated cost in the rendering: its tokens, what the template adds
-/// around its text, a delimiter, and its breadcrumb line (as if it started a section).
-fn rendered_estimates(
+/// What the rendering adds to each eligible chunk's own tokens: what the template puts around
+/// its text, a delimiter, and its breadcrumb line (as if it started a section).
+fn rendered_overheads(
     config: &PackerConfig,
     format: &ContextFormat,
     chunks: &[Chunk],
@@ -171,15 +255,15 @@ fn rendered_estimates(
         .iter()
         .map(|&i| {
             let chunk = &chunks[i];
-            let mut cost = candidates.checked[i].tokens + delimiter_tokens;
+            let mut overhead = delimiter_tokens;
             if !format.template.is_content_only() {
                 let mut bare = chunk.clone();
                 // The chunk's own tokens are counted already; what is left is the template's.
                 let _ = bare.set_body(Some(String::new()), None);
-                cost += count(counter, &format.template.render(&bare).map_err(render_error)?)?;
+                overhead += count(counter, &format.template.render(&bare).map_err(render_error)?)?;
             }
             if let Some(line) = format.breadcrumb_line(chunk) {
-                cost += match breadcrumbs.get(&line) {
+                overhead += match breadcrumbs.get(&line) {
                     Some(&tokens) => tokens,
                     None => {
                         let tokens = count(counter, &line)?;
@@ -188,7 +272,7 @@ fn rendered_estimates(
                     }
                 };
             }
-            Ok(cost)
+            Ok(overhead)
         })
         .collect()
 }

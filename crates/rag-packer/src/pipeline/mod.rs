@@ -214,6 +214,7 @@ impl ContextPacker {
             rag.pack.dropped_dedup = Empty,
             rag.pack.dropped_budget = Empty,
             rag.pack.conflicts = Empty,
+            rag.pack.hidden_by_acl = Empty,
             rag.tokenizer = self.config.token_counter.name(),
             otel.status_code = Empty,
             otel.status_description = Empty,
@@ -229,6 +230,7 @@ impl ContextPacker {
                 span.record("rag.pack.dropped_dedup", saturating_i64(packed.dropped_dedup()));
                 span.record("rag.pack.dropped_budget", saturating_i64(packed.dropped_budget()));
                 span.record("rag.pack.conflicts", saturating_i64(packed.conflicts.len()));
+                span.record("rag.pack.hidden_by_acl", saturating_i64(packed.hidden_by_acl));
             }
             Err(err) => {
                 span.record("otel.status_code", "ERROR");
@@ -266,6 +268,7 @@ impl ContextPacker {
         result.conflicts = conflicts;
         result.dropped = dropped;
         result.notes = plan.notes;
+        result.hidden_by_acl = plan.hidden;
         result
     }
 }

@@ -29,6 +29,8 @@ pub(super) struct Plan {
     /// The strategy that actually ran (`optimal` may fall back to `knapsack`).
     pub(super) strategy: SelectionStrategy,
     pub(super) notes: Vec<String>,
+    /// How many chunks the principal may not see.
+    pub(super) hidden: usize,
 }
 
 /// Why a candidate left before selection.
@@ -63,6 +65,10 @@ pub(super) struct Candidates {
     pub(super) priority: Vec<usize>,
     /// The section structure, when the chunks carry one and the packer is section-aware.
     pub(super) sections: Option<Sections>,
+    /// How many chunks the principal may not see (left out, never named).
+    pub(super) hidden: usize,
+    /// What validation has to tell the caller (recounted token counts).
+    pub(super) notes: Vec<String>,
 }
 
 /// Stages 1 to 5: validate, pin, sections, rank, relevance floor, dedup.
@@ -131,13 +137,17 @@ fn rank_candidates(
     chunks: &[Chunk],
     budget: usize,
 ) -> Result<Candidates, PackerError> {
-    // Stage 1: validation.
-    let checked = validate_chunks(ctx, chunks, config.token_counter.as_ref())?;
+    // Stage 1: validation. Chunks the principal may not see leave here, unexamined and unnamed.
+    let validated = validate_chunks(ctx, chunks, config.token_counter.as_ref(), config.verify_counts)?;
+    let notes = validated.notes(config.token_counter.name());
+    let hidden = validated.hidden.iter().filter(|&&h| h).count();
+    let checked = validated.checked;
+    let visible = (0..chunks.len()).filter(|&i| !validated.hidden[i]);
 
     // Stage 2: pinned chunks, in input order, before anything else. Saturating: token counts come
     // from input, and a wrapped sum would let pinned chunks of absurd sizes through (a saturated
     // sum is always over the budget, which is an i64).
-    let (pinned, others): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
+    let (pinned, others): (Vec<usize>, Vec<usize>) = visible.partition(|&i| chunks[i].pinned);
     let pinned_tokens = pinned
         .iter()
         .fold(0usize, |sum, &i| sum.saturating_add(checked[i].tokens));
@@ -180,6 +190,8 @@ fn rank_candidates(
         eligible: Vec::new(),
         priority: Vec::new(),
         sections,
+        hidden,
+        notes,
     })
 }
 
@@ -264,7 +276,8 @@ pub(super) fn finish(
         cap: config.max_per_document,
         relevance_floor: config.relevance_floor.unwrap_or(f64::NEG_INFINITY),
     });
-    let mut notes: Vec<String> = selection.note.into_iter().collect();
+    let mut notes = candidates.notes;
+    notes.extend(selection.note);
     if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
         notes.push(format!("custom order: {}", custom.name()));
     }
@@ -275,6 +288,7 @@ pub(super) fn finish(
         budget: candidates.budget,
         strategy: selection.strategy,
         notes,
+        hidden: candidates.hidden,
     }
 }
 

@@ -602,3 +602,113 @@ fn the_default_packer_is_the_seeds_and_a_packer_through_the_trait_packs_the_same
     assert_eq!(via_trait, packer.pack_blocking(&ctx, vec![cached], 10).unwrap());
     assert_eq!(pollster::block_on(through_trait.health()), rag_core::Health::Healthy);
 }
+
+fn labelled(id: &str, text: &str, labels: &[&str]) -> Chunk {
+    let mut c = chunk(id, "d", text, 0.9);
+    c.acl_labels = labels.iter().map(|l| (*l).to_owned()).collect();
+    c
+}
+
+#[test]
+fn chunks_whose_labels_the_principal_lacks_are_never_packed_nor_named() {
+    let secret = labelled("salary", "CEO salary is 12 million", &["hr-only"]);
+    let mut broken_secret = labelled("broken", "also secret", &["hr-only", "exec"]);
+    broken_secret.score = Some(f64::NAN); // invisible chunks are not examined, so this is no error
+    let mut pinned_secret = labelled("sys-hr", "HR system prompt", &["hr-only"]);
+    pinned_secret.pinned = true;
+    let public = labelled("handbook", "Vacation is 25 days", &[]);
+    let staff = labelled("policy", "Expenses need a receipt", &["staff"]);
+    let chunks = vec![secret, broken_secret, pinned_secret, public, staff];
+
+    let as_principal = |labels: &[&str]| {
+        let ctx = RequestContext::new(
+            "acme",
+            rag_core::Principal {
+                id: "u".into(),
+                acl_labels: labels.iter().map(|l| (*l).to_owned()).collect(),
+            },
+        );
+        ContextPacker::new(config())
+            .unwrap()
+            .pack_blocking(&ctx, chunks.clone(), 100)
+            .unwrap()
+    };
+    let nobody = as_principal(&[]);
+    assert_eq!(ids(&nobody.chunks), ["handbook"]);
+    assert_eq!(nobody.hidden_by_acl, 4);
+    assert_eq!(nobody.dropped, [], "hidden chunks are not in the drop list");
+    let json = serde_json::to_string(&nobody).unwrap();
+    for name in ["salary", "broken", "sys-hr", "policy", "hr-only", "CEO"] {
+        assert!(!json.contains(name), "{name} leaked: {json}");
+    }
+
+    let hr = as_principal(&["hr-only", "staff"]);
+    // Equal scores rank by id (handbook, policy, salary); lost in the middle puts the second last.
+    assert_eq!(ids(&hr.chunks), ["sys-hr", "handbook", "salary", "policy"]);
+    assert_eq!(hr.hidden_by_acl, 1, "broken also needs exec");
+}
+
+#[test]
+fn counts_made_with_another_tokenizer_are_recounted_and_verification_finds_lies() {
+    let mut ours = chunk("ours", "d", "one two three", 0.9);
+    ours.token_count = Some(3);
+    ours.tokenizer = Some("words".into());
+    let mut theirs = chunk("theirs", "d", "four five six seven", 0.8);
+    theirs.token_count = Some(1);
+    theirs.tokenizer = Some("tiktoken:o200k_base".into());
+    let mut liar = chunk("liar", "d", "eight nine ten eleven twelve", 0.7);
+    liar.token_count = Some(1); // no provenance: trusted unless verified
+
+    let packed = pack(config(), vec![ours.clone(), theirs.clone(), liar.clone()], 100).unwrap();
+    assert_eq!(packed.tokens_used, 3 + 4 + 1);
+    assert_eq!(
+        packed.notes,
+        ["recounted 1 token counts made with another tokenizer than words"]
+    );
+
+    let verified = pack(config().with_verify_counts(true), vec![ours, theirs.clone(), liar], 100).unwrap();
+    assert_eq!(verified.tokens_used, 3 + 4 + 5);
+    assert_eq!(
+        verified.notes,
+        [
+            "recounted 1 token counts made with another tokenizer than words",
+            "verified 2 token counts under words: 1 were wrong (first: chunk liar claimed 1, has 5)",
+        ]
+    );
+
+    // A foreign count without content cannot be checked: refused, not trusted.
+    let mut remote = Chunk::with_content_ref("remote", "d", "acme", "s3://b/r");
+    remote.token_count = Some(10);
+    remote.tokenizer = Some("tiktoken:o200k_base".into());
+    assert_eq!(
+        pack(config(), vec![remote], 100).unwrap_err().to_string(),
+        "chunk remote has a token_count made with tiktoken:o200k_base, the packer counts with words, \
+         and it has no content to count again"
+    );
+}
+
+#[test]
+fn a_rendered_context_holds_the_budget_whatever_the_counts_claim() {
+    let mut huge = chunk("huge", "d", &"word ".repeat(10_006), 0.9);
+    huge.token_count = Some(1);
+    let small = chunk("small", "d", "a few words", 0.5);
+    let packed = ContextPacker::new(config())
+        .unwrap()
+        .pack_context_blocking(
+            &RequestContext::local("acme"),
+            vec![huge, small],
+            100,
+            &crate::ContextFormat::default(),
+        )
+        .unwrap();
+    assert_eq!(ids(&packed.chunks), ["small"]);
+    assert_eq!(packed.context.as_deref(), Some("a few words"));
+    assert_eq!(packed.tokens_used, 3);
+    assert_eq!(
+        packed.notes,
+        [
+            "1 token counts did not match their text (first: chunk huge claimed 1, has 10006); \
+          the context was fitted on the real counts"
+        ]
+    );
+}

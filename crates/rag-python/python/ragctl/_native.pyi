@@ -280,6 +280,9 @@ class PackedContext:
     @property
     def dropped(self) -> List[DroppedChunk]: ...
     @property
+    def hidden_by_acl(self) -> int:
+        """Input chunks the principal may not see (named nowhere, not even in ``dropped``)."""
+    @property
     def notes(self) -> List[str]: ...
     @property
     def context(self) -> Optional[str]:
@@ -450,6 +453,7 @@ class PackerConfig:
         section_aware: bool = True,
         relevance_floor: Optional[float] = None,
         objective: ObjectiveName = "auto",
+        verify_counts: bool = False,
     ) -> None: ...
     order: OrderName
     jaccard_threshold: Optional[float]
@@ -460,6 +464,7 @@ class PackerConfig:
     section_aware: bool
     relevance_floor: Optional[float]
     objective: ObjectiveName
+    verify_counts: bool
 
 class ContextPacker:
     """Packs retrieved chunks into a token budget: tenant check, dedup, selection, order, conflicts.

@@ -429,3 +429,79 @@ fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
             "chunk x\\x1b[2J belongs to tenant evil\\x1b]0;t\\x07",
         ));
 }
+
+#[test]
+fn chunks_need_every_label_the_principal_is_given() {
+    let mut secret = json!({"id": "salary", "document_id": "hr", "content": "CEO salary is 12 million.",
+        "acl_labels": ["hr-only"]});
+    secret["score"] = json!(0.9);
+    let public = json!({"id": "handbook", "document_id": "hb", "content": "Vacation is 25 days.", "score": 0.5});
+    let input = format!("{secret}\n{public}\n");
+    let pack = |labels: &[&str]| {
+        let mut args = vec!["pack", "vacation days", "--input", "-", "--format", "json"];
+        for label in labels {
+            args.extend(["--label", label]);
+        }
+        let out = ragctl()
+            .args(&args)
+            .write_stdin(input.clone())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<Value>(&out).unwrap()
+    };
+    let nobody = pack(&[]);
+    assert_eq!(nobody["hidden_by_acl"], 1);
+    assert_eq!(nobody["chunks_out"], 1);
+    let text = nobody.to_string();
+    assert!(!text.contains("salary\"") && !text.contains("CEO"), "{text}");
+    let hr = pack(&["hr-only"]);
+    assert_eq!(hr["hidden_by_acl"], 0);
+    assert_eq!(hr["chunks_out"], 2);
+    assert!(hr["context"].as_str().unwrap().contains("CEO salary"));
+}
+
+#[test]
+fn counts_from_another_tokenizer_are_recounted_and_verify_counts_reports_lies() {
+    let long = "word ".repeat(400);
+    let foreign = json!({"id": "o200k", "document_id": "d", "content": long, "token_count": 1,
+        "tokenizer": "tiktoken:o200k_base", "score": 0.9});
+    let liar = json!({"id": "liar", "document_id": "e", "content": "one two three four five six", "token_count": 1,
+        "score": 0.8});
+    let input = format!("{foreign}\n{liar}\n");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["pack", "q", "--input", "-", "--format", "json", "--budget", "100"];
+        args.extend(extra);
+        let out = ragctl()
+            .args(&args)
+            .write_stdin(input.clone())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice::<Value>(&out).unwrap()
+    };
+    let packed = run(&[]);
+    let notes = packed["notes"].to_string();
+    assert!(
+        notes.contains("recounted 1 token counts made with another tokenizer than tiktoken:cl100k_base"),
+        "{notes}"
+    );
+    assert_eq!(
+        packed["chunks"][0]["id"], "liar",
+        "the 400-token chunk claiming 1 does not fit"
+    );
+    assert!(packed["tokens_used"].as_u64().unwrap() <= 100);
+
+    let verified = run(&["--verify-counts"]);
+    let notes = verified["notes"].to_string();
+    assert!(
+        notes.contains(
+            "verified 1 token counts under tiktoken:cl100k_base: 1 were wrong (first: chunk liar claimed 1, has 6)"
+        ),
+        "{notes}"
+    );
+}
