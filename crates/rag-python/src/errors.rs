@@ -138,7 +138,9 @@ pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
             attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
             attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
         }
-        PackerError::ForeignTokenCount { chunk_id, tokenizer, .. } => {
+        PackerError::ForeignTokenCount {
+            chunk_id, tokenizer, ..
+        } => {
             attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
             attrs.push(("tokenizer", Attr::Str(tokenizer.clone())));
         }

@@ -84,6 +84,25 @@ pub(crate) struct PyPackerConfig {
     verify_counts: bool,
 }
 
+impl Default for PyPackerConfig {
+    /// The seed's `PackerConfig()`, the engine's defaults.
+    fn default() -> Self {
+        let engine = PackerConfig::default();
+        Self {
+            order: engine.order,
+            strategy: engine.strategy,
+            objective: engine.objective,
+            jaccard_threshold: engine.jaccard_threshold,
+            shingle_size: engine.shingle_size,
+            detect_conflicts: engine.detect_conflicts,
+            max_per_document: engine.max_per_document,
+            section_aware: engine.section_aware,
+            relevance_floor: engine.relevance_floor,
+            verify_counts: engine.verify_counts,
+        }
+    }
+}
+
 impl PyPackerConfig {
     /// The engine's configuration, with its default counter.
     fn to_rust(&self) -> PackerConfig {
@@ -330,7 +349,7 @@ impl PyContextPacker {
     ) -> PyResult<Self> {
         let config_obj = match config {
             Some(config) => config.borrow().clone(),
-            None => PyPackerConfig::new("lost_in_middle", None, true, "greedy", 5, None, true, None, "auto", false)?,
+            None => PyPackerConfig::default(),
         };
         let counter_obj = match token_counter {
             Some(obj) if !obj.is_none() => obj.clone().unbind(),
