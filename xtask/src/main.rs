@@ -8,6 +8,7 @@
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
 //! cargo xtask eval       answer-in-context recall of `ragctl pack` on real docs (`--ragctl PATH`, `--json FILE`)
 //! cargo xtask man        the man pages of ragctl, in target/man
+//! cargo xtask python     the Python package: wheel (release) in a venv with its test dependencies, pytest
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
@@ -18,6 +19,7 @@ mod deny;
 mod eval;
 mod fuzz;
 mod man;
+mod python;
 mod run;
 
 use std::process::ExitCode;
@@ -33,7 +35,9 @@ tasks:
   bench      performance figures with targets [--quick] [--corpus DIR] [--runs N]
   eval       answer-in-context recall of ragctl pack on eval/ [--ragctl PATH] [--json FILE]
              [--corpus DIR]... [--questions FILE] [--strategies S,..] [--budgets N,..] [--threads N]
-  man        the man pages of ragctl, generated from its clap definitions, in target/man";
+  man        the man pages of ragctl, generated from its clap definitions, in target/man
+  python     the Python package: its wheel (release) in target/python/venv with the pinned test
+             dependencies, then its pytest suite (PYTHON names the interpreter, default python3)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(&args[1..]),
         Some("eval") => eval::eval(&args[1..]),
         Some("man") => man::man(),
+        Some("python") => python::python(),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

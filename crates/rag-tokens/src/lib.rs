@@ -3,13 +3,14 @@
 //!
 //! The chunker and the packer both need a default counter; this crate holds it, so that a crate
 //! that only counts (the packer) does not depend on the chunker. Each backend is one module:
-//! [`TiktokenCounter`] on `tiktoken-rs` (always built), and `BpeOpenAiCounter` on `bpe-openai`
-//! behind the cargo feature `bpe-openai` (the same counts, about twice as fast, a larger binary).
-//! The encodings' tables ship inside those crates: nothing is downloaded, at build time or at run
-//! time, and a table is built only on the first count that needs it.
+//! [`TiktokenCounter`] on `tiktoken-rs` (always built), `BpeOpenAiCounter` on `bpe-openai`
+//! behind the cargo feature `bpe-openai` (the same counts, about twice as fast, a larger binary),
+//! and `HuggingFaceCounter` on Hugging Face's `tokenizers` behind the feature `huggingface`
+//! (any model's `tokenizer.json`, read from a file the caller names).
+//! The OpenAI encodings' tables ship inside those crates: nothing is downloaded, at build time or
+//! at run time, and a table is built only on the first count that needs it.
 //!
-//! This crate does not chunk, pack or truncate text, and it does not load tokenizers from files:
-//! it counts.
+//! This crate does not chunk, pack or truncate text, and it never fetches a tokenizer: it counts.
 //!
 //! ```
 //! use rag_core::TokenCounter;
@@ -25,10 +26,14 @@
 
 #[cfg(feature = "bpe-openai")]
 mod bpe_openai;
+#[cfg(feature = "huggingface")]
+mod huggingface;
 mod tiktoken;
 
 #[cfg(feature = "bpe-openai")]
 pub use bpe_openai::BpeOpenAiCounter;
+#[cfg(feature = "huggingface")]
+pub use huggingface::HuggingFaceCounter;
 use rag_core::ChunkError;
 pub use tiktoken::{TABLES_PER_ENCODING, TiktokenCounter};
 

@@ -10,8 +10,10 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document, parse_document_owned};
+use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document, parse_document_owned};
 use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
+
+use rag_tokens::{HuggingFaceCounter, SUPPORTED_ENCODINGS, TiktokenCounter};
 
 use crate::diagnostics::{self, escape_control as esc};
 use crate::input::read_file_limited;
@@ -36,8 +38,9 @@ pub(crate) struct ChunkArgs {
     /// --max-tokens) [default: 64, or --max-tokens / 8 when that is smaller].
     #[arg(long, value_name = "N")]
     overlap_tokens: Option<u32>,
-    /// Tokenizer that counts tokens.
-    #[arg(long, value_enum, default_value_t = Tokenizer::Cl100kBase)]
+    /// Tokenizer that counts tokens: cl100k_base, o200k_base, or the path of a Hugging Face
+    /// tokenizer.json (Llama, Mistral, Qwen, ...).
+    #[arg(long, default_value = "cl100k_base", value_parser = parse_tokenizer, value_name = "NAME|FILE")]
     tokenizer: Tokenizer,
     /// Document type, overriding the file extension; required for stdin.
     #[arg(long = "type", value_enum, value_name = "TYPE")]
@@ -81,27 +84,37 @@ Examples:
   Chunk and pack in one pipe:
     ragctl chunk docs/ --format jsonl | ragctl pack \"how are duplicates dropped\"";
 
-/// A tokenizer name as the CLI spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// A tokenizer as the CLI names it: an OpenAI encoding, or a Hugging Face `tokenizer.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Tokenizer {
-    /// GPT-4 / GPT-3.5 and OpenAI embeddings.
-    #[value(name = "cl100k_base")]
-    Cl100kBase,
-    /// GPT-4o.
-    #[value(name = "o200k_base")]
-    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5, OpenAI embeddings) or `o200k_base` (GPT-4o).
+    Encoding(&'static str),
+    /// The path of a Hugging Face `tokenizer.json`, read when the command starts.
+    HuggingFace(PathBuf),
 }
 
 impl Tokenizer {
-    pub(crate) fn encoding(self) -> &'static str {
-        match self {
-            Self::Cl100kBase => "cl100k_base",
-            Self::O200kBase => "o200k_base",
-        }
+    /// The counter; a `tokenizer.json` that cannot be read or parsed is an error naming it.
+    pub(crate) fn counter(&self) -> anyhow::Result<Arc<dyn TokenCounter>> {
+        Ok(match self {
+            Self::Encoding(name) => Arc::new(TiktokenCounter::new(name)?),
+            Self::HuggingFace(path) => Arc::new(HuggingFaceCounter::from_file(path)?),
+        })
     }
+}
 
-    pub(crate) fn counter(self) -> anyhow::Result<TiktokenCounter> {
-        Ok(TiktokenCounter::new(self.encoding())?)
+/// `--tokenizer`: an encoding name, or a path ending in `.json` (any other name is a usage error,
+/// so a misspelt encoding is not taken for a file).
+pub(crate) fn parse_tokenizer(value: &str) -> Result<Tokenizer, String> {
+    if let Some(name) = SUPPORTED_ENCODINGS.iter().find(|name| **name == value) {
+        Ok(Tokenizer::Encoding(name))
+    } else if value.ends_with(".json") {
+        Ok(Tokenizer::HuggingFace(PathBuf::from(value)))
+    } else {
+        Err(format!(
+            "expected {} or the path of a Hugging Face tokenizer.json (ending in .json)",
+            SUPPORTED_ENCODINGS.join(", ")
+        ))
     }
 }
 
@@ -222,7 +235,7 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     report_unsupported(&walked.unsupported, args.verbose);
     let inputs = walked.inputs;
 
-    let counter: Arc<dyn TokenCounter> = Arc::new(args.tokenizer.counter()?);
+    let counter = args.tokenizer.counter()?;
     let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens as usize, counter)?;
     let stdin = reads_stdin.then(|| {
         crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")

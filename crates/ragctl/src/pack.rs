@@ -9,13 +9,13 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{Chunk, PackOrder, PackedContext, Principal, RequestContext, SelectionStrategy, TenantId, TokenCounter};
+use rag_core::{Chunk, PackOrder, PackedContext, Principal, RequestContext, SelectionStrategy, TenantId};
 use rag_packer::{
     ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
 };
 use serde_json::json;
 
-use crate::chunk::Tokenizer;
+use crate::chunk::{Tokenizer, parse_tokenizer};
 use crate::diagnostics::escape_control as esc;
 use crate::output::excerpt;
 
@@ -80,8 +80,9 @@ pub(crate) struct PackArgs {
     /// Tenant of the request; chunks without a tenant_id belong to it.
     #[arg(short = 't', long, default_value = "ragctl-local")]
     tenant: String,
-    /// Tokenizer for chunks that carry no token_count.
-    #[arg(long, value_enum, default_value_t = Tokenizer::Cl100kBase)]
+    /// Tokenizer for chunks that carry no token_count: cl100k_base, o200k_base, or the path of a
+    /// Hugging Face tokenizer.json.
+    #[arg(long, default_value = "cl100k_base", value_parser = parse_tokenizer, value_name = "NAME|FILE")]
     tokenizer: Tokenizer,
     /// Output format.
     #[arg(long, value_enum, default_value_t = PackFormat::Text)]
@@ -214,7 +215,7 @@ const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
 
 pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
-    let counter: Arc<dyn TokenCounter> = Arc::new(args.tokenizer.counter()?);
+    let counter = args.tokenizer.counter()?;
     let (mut chunks, input) = match Source::choose(&args) {
         Source::Demo => (
             crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,

@@ -521,3 +521,75 @@ fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
         .code(1)
         .stderr("error: -: input is larger than --max-input-bytes (1 KiB); raise the limit to read it\n");
 }
+
+/// The Hugging Face tokenizer.json the rag-tokens tests ship (a small byte-level BPE).
+fn tiny_tokenizer() -> std::path::PathBuf {
+    crate::workspace_root().join("crates/rag-tokens/tests/fixtures/tiny-bpe.tokenizer.json")
+}
+
+#[test]
+fn a_hugging_face_tokenizer_json_counts_the_chunks() {
+    let dir = scratch_dir("hf");
+    std::fs::write(dir.join("a.md"), "# Title\n\nRerankers score (query, passage) pairs.\n").unwrap();
+    let out = ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "a.md", "--format", "jsonl", "--tokenizer"])
+        .arg(tiny_tokenizer())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let chunks = jsonl(&out);
+    assert_eq!(chunks[1]["content"], "Rerankers score (query, passage) pairs.");
+    // 27 tokens under this tokenizer (cl100k_base gives 8), as Hugging Face's tokenizers counts it.
+    assert_eq!(chunks[1]["token_count"], 27);
+    let name = chunks[1]["tokenizer"].as_str().unwrap();
+    assert!(name.starts_with("hf:tiny-bpe.tokenizer.json@"), "{name}");
+
+    // The budget holds under that tokenizer.
+    let long = format!("# T\n\n{}\n", "Rerankers score (query, passage) pairs. ".repeat(40));
+    std::fs::write(dir.join("long.md"), long).unwrap();
+    let out = ragctl()
+        .current_dir(&dir)
+        .args([
+            "chunk",
+            "long.md",
+            "--format",
+            "jsonl",
+            "--max-tokens",
+            "64",
+            "--tokenizer",
+        ])
+        .arg(tiny_tokenizer())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let chunks = jsonl(&out);
+    assert!(chunks.len() > 10);
+    assert!(chunks.iter().all(|c| c["token_count"].as_u64().unwrap() <= 64));
+}
+
+#[test]
+fn a_missing_tokenizer_json_is_an_error_naming_it() {
+    let dir = scratch_dir("hf-missing");
+    std::fs::write(dir.join("a.md"), "# Title\n").unwrap();
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "error: tokenizer models/tokenizer.json: cannot read: No such file or directory",
+        ));
+    ragctl()
+        .current_dir(&dir)
+        .args(["chunk", "a.md", "--tokenizer", "llama3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "expected cl100k_base, o200k_base or the path of a Hugging Face tokenizer.json",
+        ));
+}

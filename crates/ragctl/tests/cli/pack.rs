@@ -145,6 +145,34 @@ fn a_foreign_tenant_is_refused_naming_the_chunk() {
 }
 
 #[test]
+fn a_hugging_face_tokenizer_counts_chunks_without_token_count() {
+    let tokenizer = workspace_root().join("crates/rag-tokens/tests/fixtures/tiny-bpe.tokenizer.json");
+    let out = ragctl()
+        .args(["pack", "pairs", "--input", "-", "--format", "json", "--tokenizer"])
+        .arg(&tokenizer)
+        .write_stdin(line(
+            "a",
+            None,
+            "Rerankers score (query, passage) pairs.",
+            Some(1.0),
+            None,
+        ))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let packed: Value = serde_json::from_slice(&out).unwrap();
+    assert!(
+        packed["tokenizer"]
+            .as_str()
+            .unwrap()
+            .starts_with("hf:tiny-bpe.tokenizer.json@")
+    );
+    assert_eq!(packed["tokens_used"], 27);
+}
+
+#[test]
 fn invalid_flag_values_are_usage_errors() {
     for args in [
         vec!["pack", "q", "--jaccard-threshold", "2"],

@@ -1,0 +1,46 @@
+"""Structure-aware chunking: parsers, the heading-aware chunker, token counters, the OCR adapter.
+
+>>> import asyncio
+>>> from rag_core import RequestContext
+>>> from rag_chunker import HeadingAwareChunker, parse_document
+>>> ctx = RequestContext("acme")
+>>> parsed = parse_document(ctx, "# Guide\\n\\n## Install\\n\\nRun `make install`.\\n", source_uri="guide.md")
+>>> chunker = HeadingAwareChunker(max_tokens=512, overlap_tokens=64)
+>>> chunks = asyncio.run(chunker.chunk(ctx, parsed))
+>>> [(c.id, c.metadata["kind"]) for c in chunks]
+[('guide.md#0', 'heading'), ('guide.md#1', 'heading'), ('guide.md#2', 'body')]
+>>> chunks[2].heading_path
+['Guide', 'Install']
+"""
+
+from __future__ import annotations
+
+from ragctl._native import HeadingAwareChunker
+from rag_chunker.parse import (
+    MarkdownParser,
+    OCRRegion,
+    OCRResult,
+    OcrJsonParser,
+    Parser,
+    PlainTextParser,
+    detect_document_type,
+    ocr_result_to_parsed_document,
+    parse_document,
+)
+from rag_chunker.tokens import HuggingFaceCounter, TiktokenCounter, TokenCounter
+
+__all__ = [
+    "HeadingAwareChunker",
+    "HuggingFaceCounter",
+    "MarkdownParser",
+    "OCRRegion",
+    "OCRResult",
+    "OcrJsonParser",
+    "Parser",
+    "PlainTextParser",
+    "TiktokenCounter",
+    "TokenCounter",
+    "detect_document_type",
+    "ocr_result_to_parsed_document",
+    "parse_document",
+]

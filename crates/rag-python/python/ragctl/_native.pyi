@@ -1,0 +1,573 @@
+"""Type stubs of ragctl's native module. Import these names from the seeds' modules instead:
+``rag_core``, ``rag_chunker`` and ``rag_packer`` re-export them."""
+
+import os
+from typing import (
+    Any,
+    Awaitable,
+    Coroutine,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from rag_chunker.tokens import TokenCounter
+
+__version__: str
+
+T = TypeVar("T")
+
+BlockTypeName = Literal["heading", "paragraph", "list_item", "table_row", "code", "quote", "caption", "other"]
+TrustName = Literal["trusted", "user_supplied", "untrusted"]
+OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
+StrategyName = Literal["greedy", "knapsack", "optimal"]
+ObjectiveName = Literal["auto", "score_sum", "relevant_tokens"]
+DocumentTypeName = Literal["markdown", "text", "ocr"]
+JSON = Any
+
+class Principal:
+    """The authenticated caller: an id and the ACL labels it holds."""
+
+    def __init__(self, id: str, acl_labels: Sequence[str] = ()) -> None: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def acl_labels(self) -> List[str]:
+        """Labels the caller is cleared for; chunkers copy them onto the chunks they emit."""
+
+class RequestContext:
+    """Who is asking, for which tenant: passed to every parse, chunk and pack call.
+
+    >>> ctx = RequestContext("acme", Principal("alice", ["staff"]), request_id="req-42")
+    >>> ctx.tenant_id, ctx.principal.acl_labels
+    ('acme', ['staff'])
+    """
+
+    def __init__(
+        self, tenant_id: str, principal: Optional[Principal] = None, request_id: Optional[str] = None
+    ) -> None:
+        """``principal`` defaults to ``Principal("local")``, with no labels."""
+    @staticmethod
+    def local(tenant_id: str) -> "RequestContext": ...
+    def with_request_id(self, request_id: str) -> "RequestContext": ...
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def principal(self) -> Principal: ...
+    @property
+    def request_id(self) -> Optional[str]: ...
+
+class Span:
+    """A half-open byte range ``start..end`` of a document's UTF-8 text; unpacks as a pair.
+
+    >>> start, end = Span(9, 19)
+    >>> "# Title\\n\\nBody text.".encode()[start:end].decode()
+    'Body text.'
+    """
+
+    def __init__(self, start: int, end: int) -> None: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[int]: ...
+
+class Chunk:
+    """A piece of a document, sized for a model's context.
+
+    A chunk has ``content``, ``content_ref`` or both (a ``ValueError`` otherwise). Every field can
+    be read and assigned; ``metadata`` and ``extra`` are dicts you may change in place. The JSON
+    form (:meth:`to_json`) is byte for byte what ``ragctl chunk --format jsonl`` writes.
+
+    >>> chunk = Chunk("guide#3", "guide", "acme", "Rerankers score pairs.", score=0.82)
+    >>> chunk.metadata["kind"] = "body"
+    >>> chunk.to_json()
+    '{"id":"guide#3","document_id":"guide","tenant_id":"acme","position":0,"parent_id":null,"content":"Rerankers score pairs.","score":0.82,"metadata":{"kind":"body"}}'
+    """
+
+    def __init__(
+        self,
+        id: str,
+        document_id: str,
+        tenant_id: str,
+        content: Optional[str] = None,
+        *,
+        content_ref: Optional[str] = None,
+        position: int = 0,
+        parent_id: Optional[str] = None,
+        token_count: Optional[int] = None,
+        tokenizer: Optional[str] = None,
+        span: Union[Span, Tuple[int, int], None] = None,
+        source_uri: Optional[str] = None,
+        score: Optional[float] = None,
+        trust: TrustName = "trusted",
+        pinned: bool = False,
+        acl_labels: Optional[Sequence[str]] = None,
+        metadata: Optional[Dict[str, JSON]] = None,
+        extra: Optional[Dict[str, JSON]] = None,
+    ) -> None: ...
+    id: str
+    document_id: str
+    tenant_id: str
+    position: int
+    """0-based position within its document."""
+    parent_id: Optional[str]
+    """The enclosing chunk (for a chunker's output: the closest enclosing heading)."""
+    content: Optional[str]
+    content_ref: Optional[str]
+    """Where the text is stored when the chunk does not carry it."""
+    token_count: Optional[int]
+    """Tokens of ``content``, cached at ingest (the chunker sets the exact count)."""
+    tokenizer: Optional[str]
+    """The tokenizer ``token_count`` was counted with, e.g. ``tiktoken:cl100k_base``."""
+    span: Optional[Span]
+    """Byte range of ``content`` in the source text: ``content == text.encode()[start:end].decode()``."""
+    source_uri: Optional[str]
+    score: Optional[float]
+    """Relevance from retrieval or reranking; higher is better; ``None`` counts as 0.0."""
+    trust: TrustName
+    pinned: bool
+    """Always packed, ahead of every other chunk (system prompt, user question)."""
+    acl_labels: Tuple[str, ...]
+    metadata: Dict[str, JSON]
+    """Producer data; the heading-aware chunker sets ``kind``, ``level`` and ``heading_path``."""
+    extra: Dict[str, JSON]
+    """Fields of the JSON form this version does not know, kept on a round trip."""
+    @property
+    def heading_path(self) -> List[str]:
+        """Titles of the enclosing headings, outermost first (from ``metadata``)."""
+    def to_dict(self) -> Dict[str, JSON]: ...
+    def to_json(self) -> str: ...
+    @staticmethod
+    def from_dict(data: Dict[str, JSON]) -> "Chunk": ...
+    @staticmethod
+    def from_json(line: str) -> "Chunk": ...
+    def copy(self) -> "Chunk": ...
+
+class Document:
+    """A document as a parser read it: identity, origin, and its source text."""
+
+    def __init__(self, id: str, text: str, corpus_id: str = "local", source_uri: Optional[str] = None) -> None:
+        """``source_uri`` defaults to ``id``."""
+    @property
+    def id(self) -> str: ...
+    @property
+    def corpus_id(self) -> str: ...
+    @property
+    def source_uri(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+class Block:
+    """One structural unit of a parsed document."""
+
+    def __init__(
+        self,
+        block_type: BlockTypeName,
+        span: Union[Span, Tuple[int, int]],
+        *,
+        level: Optional[int] = None,
+        text: Optional[str] = None,
+        attributes: Optional[Dict[str, JSON]] = None,
+    ) -> None: ...
+    @property
+    def block_type(self) -> BlockTypeName: ...
+    @property
+    def level(self) -> Optional[int]:
+        """1 to 6, on headings only."""
+    @property
+    def text(self) -> Optional[str]:
+        """The text where it differs from the source slice (a heading's title), else ``None``."""
+    @property
+    def span(self) -> Span: ...
+    @property
+    def attributes(self) -> Dict[str, JSON]: ...
+
+class ParsedDocument:
+    """A document and its blocks in reading order: what a chunker consumes.
+
+    Build one yourself to chunk the output of a parser of your own:
+
+    >>> text = "# Setup\\n\\nInstall it."
+    >>> parsed = ParsedDocument(Document("doc", text), [Block("heading", (0, 7), level=1, text="Setup"), Block("paragraph", (9, 20))])
+    """
+
+    def __init__(self, document: Document, blocks: Sequence[Block]) -> None: ...
+    @property
+    def document(self) -> Document: ...
+    @property
+    def blocks(self) -> List[Block]: ...
+    @property
+    def text(self) -> str: ...
+    def block_text(self, block: Block) -> Optional[str]: ...
+    def __len__(self) -> int: ...
+
+class ConflictAnnotation:
+    """An advisory note that some packed chunks disagree."""
+
+    @property
+    def kind(self) -> Literal["numeric_disagreement", "trust_mismatch"]: ...
+    @property
+    def chunk_ids(self) -> List[str]: ...
+    @property
+    def detail(self) -> str: ...
+
+class DroppedChunk:
+    """An input chunk that was not packed, and why."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def reason(
+        self,
+    ) -> Literal[
+        "exact_duplicate",
+        "near_duplicate",
+        "over_budget",
+        "negative_score",
+        "heading_only",
+        "not_relevant",
+        "over_document_cap",
+    ]: ...
+    @property
+    def details(self) -> Dict[str, JSON]:
+        """The reason's fields: ``of``, ``similarity``, ``tokens``, ``document_id``, ``cap``, ..."""
+    @property
+    def message(self) -> str:
+        """The reason as a sentence, e.g. ``exact duplicate of doc#3``."""
+
+class Excerpt:
+    """A piece of a rendered context: packed chunks of one document shown as one text."""
+
+    @property
+    def chunk_ids(self) -> List[str]: ...
+    @property
+    def document_id(self) -> str: ...
+    @property
+    def span(self) -> Optional[Span]: ...
+    @property
+    def heading_path(self) -> List[str]: ...
+    @property
+    def breadcrumb(self) -> bool: ...
+
+class PackedContext:
+    """The result of packing: packed chunks in prompt order and an account of every other input."""
+
+    @property
+    def chunks(self) -> List[Chunk]:
+        """The packed chunks, pinned first: the objects that were passed in."""
+    @property
+    def tokens_used(self) -> int: ...
+    @property
+    def tokens_budget(self) -> int: ...
+    @property
+    def tokenizer(self) -> str: ...
+    @property
+    def order(self) -> OrderName: ...
+    @property
+    def strategy(self) -> StrategyName: ...
+    @property
+    def conflicts(self) -> List[ConflictAnnotation]: ...
+    @property
+    def dropped(self) -> List[DroppedChunk]: ...
+    @property
+    def hidden_by_acl(self) -> int:
+        """Input chunks the principal may not see (named nowhere, not even in ``dropped``)."""
+    @property
+    def notes(self) -> List[str]: ...
+    @property
+    def context(self) -> Optional[str]:
+        """The rendered prompt context (``pack_context`` only)."""
+    @property
+    def excerpts(self) -> List[Excerpt]: ...
+    def dropped_dedup(self) -> int: ...
+    def dropped_budget(self) -> int: ...
+
+class TiktokenCounter:
+    """Counts tokens with an OpenAI BPE encoding; the tables ship inside the package.
+
+    >>> TiktokenCounter().count("hello world")
+    2
+    """
+
+    def __init__(self, encoding: Literal["cl100k_base", "o200k_base"] = "cl100k_base") -> None:
+        """An unknown encoding is a ``TokenizerError`` listing the supported ones."""
+    def count(self, text: str) -> int: ...
+    def encode(self, text: str) -> List[int]: ...
+    def name(self) -> str: ...
+    def splits_at_line_starts(self) -> bool: ...
+    @property
+    def encoding(self) -> str: ...
+
+class HuggingFaceCounter:
+    """Counts tokens with a Hugging Face ``tokenizer.json`` (Llama, Mistral, Qwen, ...), read from
+    a file; nothing is downloaded. Special tokens are not added.
+
+    >>> counter = HuggingFaceCounter.from_file("tokenizer.json")  # doctest: +SKIP
+    """
+
+    @staticmethod
+    def from_file(path: Union[str, "os.PathLike[str]"]) -> "HuggingFaceCounter":
+        """A ``TokenizerError`` names the file when it cannot be read or parsed."""
+    def count(self, text: str) -> int: ...
+    def encode(self, text: str) -> List[int]: ...
+    def name(self) -> str:
+        """``hf:`` and the file name, e.g. ``hf:tokenizer.json``."""
+    def splits_at_line_starts(self) -> bool: ...
+    @property
+    def path(self) -> str: ...
+
+class Parser:
+    """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
+
+    def __init__(self, document_type: DocumentTypeName) -> None: ...
+    def name(self) -> str: ...
+    def parse(
+        self,
+        ctx: RequestContext,
+        data: Union[bytes, str],
+        *,
+        source_uri: Optional[str] = None,
+        document_id: Optional[str] = None,
+        corpus_id: str = "local",
+    ) -> ParsedDocument: ...
+
+class OCRRegion:
+    """One region of text an OCR engine recognised."""
+
+    def __init__(
+        self, text: str, confidence: float, bbox: Tuple[float, float, float, float], page: Optional[int] = None
+    ) -> None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def bbox(self) -> Tuple[float, float, float, float]: ...
+    @property
+    def page(self) -> Optional[int]: ...
+
+class OCRResult:
+    """What an OCR engine recognised on a scan: its name and the regions in reading order."""
+
+    def __init__(self, engine: str, regions: Sequence[OCRRegion]) -> None: ...
+    @staticmethod
+    def from_json(text: str) -> "OCRResult": ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def regions(self) -> List[OCRRegion]: ...
+
+def parse_document(
+    ctx: RequestContext,
+    data: Union[bytes, str],
+    *,
+    source_uri: Optional[str] = None,
+    document_type: Optional[DocumentTypeName] = None,
+    document_id: Optional[str] = None,
+    corpus_id: str = "local",
+) -> ParsedDocument:
+    """Parses one document; the type is ``document_type`` or detected from ``source_uri``."""
+
+def detect_document_type(source_uri: str) -> DocumentTypeName: ...
+def ocr_result_to_parsed_document(
+    ctx: RequestContext,
+    ocr_result: Union[OCRResult, Dict[str, JSON]],
+    document_id: str,
+    corpus_id: str,
+    source_uri: str,
+) -> ParsedDocument:
+    """One paragraph block per region (``engine``, ``ocr_confidence``, ``bbox``, ``page``)."""
+
+class HeadingAwareChunker:
+    """Cuts parsed documents into chunks along their headings, within a token budget.
+
+    Every chunk has at most ``max_tokens`` tokens, ``token_count`` is its exact count,
+    ``content`` is exactly the source bytes of ``span``, and nothing of the text is lost.
+
+    >>> import asyncio
+    >>> ctx = RequestContext("acme")
+    >>> chunker = HeadingAwareChunker(max_tokens=512, overlap_tokens=64)
+    >>> chunks = asyncio.run(chunker.chunk_text(ctx, "# Setup\\n\\nInstall it.", source_uri="a.md"))
+    >>> [c.content for c in chunks]
+    ['# Setup', 'Install it.']
+    """
+
+    def __init__(
+        self, max_tokens: int = 512, overlap_tokens: int = 64, token_counter: Optional[TokenCounter] = None
+    ) -> None:
+        """``token_counter`` defaults to ``TiktokenCounter("cl100k_base")``; a configuration that
+        cannot work is a ``ChunkerConfigError`` (a ``ValueError``)."""
+    @property
+    def max_tokens(self) -> int: ...
+    @property
+    def overlap_tokens(self) -> int: ...
+    @property
+    def token_counter(self) -> TokenCounter: ...
+    def chunk(self, ctx: RequestContext, parsed: ParsedDocument) -> Coroutine[Any, Any, List[Chunk]]: ...
+    def chunk_blocking(self, ctx: RequestContext, parsed: ParsedDocument) -> List[Chunk]: ...
+    def chunk_text(
+        self,
+        ctx: RequestContext,
+        data: Union[bytes, str],
+        *,
+        source_uri: Optional[str] = None,
+        document_type: Optional[DocumentTypeName] = None,
+        document_id: Optional[str] = None,
+        corpus_id: str = "local",
+    ) -> Coroutine[Any, Any, List[Chunk]]:
+        """Parses and chunks in one call."""
+    def chunk_text_blocking(
+        self,
+        ctx: RequestContext,
+        data: Union[bytes, str],
+        *,
+        source_uri: Optional[str] = None,
+        document_type: Optional[DocumentTypeName] = None,
+        document_id: Optional[str] = None,
+        corpus_id: str = "local",
+    ) -> List[Chunk]: ...
+    def health(self) -> Coroutine[Any, Any, str]: ...
+
+class PackerConfig:
+    """How a :class:`ContextPacker` packs; checked when a packer is built from it."""
+
+    def __init__(
+        self,
+        order: OrderName = "lost_in_middle",
+        jaccard_threshold: Optional[float] = None,
+        detect_conflicts: bool = True,
+        *,
+        strategy: StrategyName = "greedy",
+        shingle_size: int = 5,
+        max_per_document: Optional[int] = None,
+        section_aware: bool = True,
+        relevance_floor: Optional[float] = None,
+        objective: ObjectiveName = "auto",
+        verify_counts: bool = False,
+    ) -> None: ...
+    order: OrderName
+    jaccard_threshold: Optional[float]
+    detect_conflicts: bool
+    strategy: StrategyName
+    shingle_size: int
+    max_per_document: Optional[int]
+    section_aware: bool
+    relevance_floor: Optional[float]
+    objective: ObjectiveName
+    verify_counts: bool
+
+class ContextPacker:
+    """Packs retrieved chunks into a token budget: tenant check, dedup, selection, order, conflicts.
+
+    >>> import asyncio
+    >>> ctx = RequestContext("acme")
+    >>> chunks = [Chunk("a", "d", "acme", "Rerankers score pairs.", score=0.9)]
+    >>> packed = asyncio.run(ContextPacker().pack(ctx, chunks, budget=4000))
+    >>> packed.tokens_used, packed.tokens_budget
+    (5, 4000)
+    """
+
+    def __init__(self, config: Optional[PackerConfig] = None, token_counter: Optional[TokenCounter] = None) -> None: ...
+    @property
+    def config(self) -> PackerConfig: ...
+    @property
+    def token_counter(self) -> TokenCounter: ...
+    def pack(
+        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int
+    ) -> Coroutine[Any, Any, PackedContext]: ...
+    def pack_blocking(self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int) -> PackedContext: ...
+    def pack_context(
+        self,
+        ctx: RequestContext,
+        chunks: Iterable[Chunk],
+        budget: int,
+        *,
+        template: str = "{content}",
+        delimiter: str = "\n\n",
+        breadcrumbs: Optional[bool] = None,
+        merge_adjacent: bool = True,
+    ) -> Coroutine[Any, Any, PackedContext]:
+        """Packs and renders the prompt context within ``budget`` tokens of the rendered text."""
+    def pack_context_blocking(
+        self,
+        ctx: RequestContext,
+        chunks: Iterable[Chunk],
+        budget: int,
+        *,
+        template: str = "{content}",
+        delimiter: str = "\n\n",
+        breadcrumbs: Optional[bool] = None,
+        merge_adjacent: bool = True,
+    ) -> PackedContext: ...
+
+class ContextConfig:
+    """A template rendering each chunk (``{content}``, ``{id}``, ``{source_uri}``, ``{score}``,
+    ``{heading_path}``, ``{metadata.KEY}``; ``{{``/``}}`` for braces)."""
+
+    def __init__(self, template: str = "{content}") -> None: ...
+    @property
+    def template(self) -> str: ...
+    def render(self, chunk: Chunk) -> str: ...
+
+class RepackerEngine:
+    """One checked Repacker configuration (used by :class:`rag_packer.Repacker`)."""
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        mode: str,
+        delimiter: str,
+        size_limit: Optional[int],
+        context_config: Optional[ContextConfig],
+        pack: str,
+        batch_size: Union[int, None, str],
+    ) -> None: ...
+    def repack(self, chunks: List[Chunk], sizes: Optional[List[int]] = None) -> Coroutine[Any, Any, Any]: ...
+    def repack_blocking(self, chunks: List[Chunk], sizes: Optional[List[int]] = None) -> Any: ...
+
+OPTIMAL_CELL_LIMIT: int
+
+def normalise(text: str) -> str: ...
+def normalised_words(text: str) -> List[str]: ...
+def shingles(words: Sequence[str], size: int = 5) -> Set[str]: ...
+def jaccard(a: Set[str], b: Set[str]) -> float: ...
+def content_hash(text: str) -> str: ...
+def hash_dedup(chunks: Iterable[Chunk]) -> List[Chunk]: ...
+def jaccard_dedup(chunks: Iterable[Chunk], threshold: float, shingle_size: int = 5) -> List[Chunk]: ...
+def rank_order(chunks: Iterable[Chunk]) -> List[int]: ...
+def descending_order(chunks: Iterable[Chunk]) -> List[Chunk]: ...
+def ascending_order(chunks: Iterable[Chunk]) -> List[Chunk]: ...
+def lost_in_middle_order(items: Sequence[T]) -> List[T]: ...
+def sides_order(items: Sequence[T]) -> List[T]: ...
+def fit_to_budget(
+    chunks: Iterable[Chunk],
+    budget: int,
+    token_counter: Optional[TokenCounter] = None,
+    max_per_document: Optional[int] = None,
+) -> List[Chunk]: ...
+def knapsack_select(
+    chunks: Iterable[Chunk],
+    budget: int,
+    token_counter: Optional[TokenCounter] = None,
+    max_per_document: Optional[int] = None,
+) -> List[Chunk]: ...
+def optimal_select(
+    chunks: Iterable[Chunk],
+    budget: int,
+    token_counter: Optional[TokenCounter] = None,
+    max_per_document: Optional[int] = None,
+) -> List[Chunk]: ...
+def detect_conflicts(chunks: Iterable[Chunk]) -> List[ConflictAnnotation]: ...
+def bm25_scores(query: str, texts: Sequence[str]) -> List[float]: ...
+def bm25_chunk_scores(query: str, chunks: Iterable[Chunk]) -> List[float]: ...

@@ -1,0 +1,175 @@
+"""Corpus-scale chunking with Ray Data: chunking is a pure map over documents.
+
+Chunk a directory (local, or any filesystem pyarrow reads: ``s3://``, ``gs://``, ...) into
+Parquet or JSON Lines on a Ray cluster::
+
+    from ragctl.integrations.ray import chunk_directory
+
+    chunk_directory("s3://bucket/docs", "s3://bucket/chunks", format="parquet",
+                    max_tokens=512, overlap_tokens=64)
+
+or compose the steps with your own pipeline::
+
+    import ray
+    from ragctl.integrations.ray import chunk_batch
+
+    ds = ray.data.read_binary_files("docs/", include_paths=True)
+    chunks = ds.map_batches(chunk_batch, batch_format="pyarrow",
+                            fn_kwargs={"root": "docs", "id_prefix": "docs"})
+
+Each output row is one chunk with the chunk's fields as columns (see :data:`CHUNK_SCHEMA`) and
+``json``, the chunk's JSON line, byte for byte what ``ragctl chunk --format jsonl`` writes for
+the same file, id prefix and settings. Files are chunked as ``ragctl chunk`` chunks them, with
+the same ids when ``id_prefix`` is the path ``ragctl`` was given; unlike ``ragctl``, the reader
+does not skip hidden files or honour ``.gitignore``. See ``docs/ray.md``.
+
+Requires ``ray[data]`` and ``pyarrow`` (``pip install "ragctl[ray]"``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Dict, List, Optional, Union
+
+import pyarrow as pa
+import ray.data
+from ray.data.datasource import BlockBasedFileDatasink
+
+from ragctl._native import HeadingAwareChunker, RequestContext, TiktokenCounter, detect_document_type
+
+__all__ = [
+    "CHUNK_SCHEMA",
+    "JsonLinesDatasink",
+    "SUPPORTED_EXTENSIONS",
+    "chunk_batch",
+    "chunk_directory",
+    "read_chunks",
+    "write_chunks",
+]
+
+SUPPORTED_EXTENSIONS = ["md", "markdown", "txt", "text", "json"]
+"""Extensions the reader selects (``json`` only for ``.ocr.json``; other JSON files are skipped)."""
+
+CHUNK_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("document_id", pa.string(), nullable=False),
+        pa.field("tenant_id", pa.string(), nullable=False),
+        pa.field("position", pa.int64(), nullable=False),
+        pa.field("parent_id", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("token_count", pa.int64()),
+        pa.field("span_start", pa.int64()),
+        pa.field("span_end", pa.int64()),
+        pa.field("source_uri", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("level", pa.int64()),
+        pa.field("heading_path", pa.list_(pa.string())),
+        pa.field("json", pa.string(), nullable=False),
+    ]
+)
+"""The columns of a chunk row."""
+
+
+def _strip_scheme(path: str) -> str:
+    scheme, sep, rest = path.partition("://")
+    return rest if sep else path
+
+
+def _document_id(path: str, root: str, id_prefix: str) -> str:
+    """``id_prefix`` joined with ``path`` relative to ``root``, with ``/`` separators."""
+    root = _strip_scheme(root).rstrip("/")
+    path = _strip_scheme(path)
+    if path.startswith(root + "/"):
+        relative = path[len(root) + 1 :]
+    elif path == root:
+        relative = posixpath.basename(path)
+    else:
+        relative = path
+    return posixpath.join(id_prefix, relative) if id_prefix else relative
+
+
+def chunk_batch(
+    batch: pa.Table,
+    *,
+    root: str,
+    id_prefix: Optional[str] = None,
+    max_tokens: int = 512,
+    overlap_tokens: int = 64,
+    encoding: str = "cl100k_base",
+    tenant_id: str = "ragctl-local",
+    corpus_id: str = "local",
+) -> pa.Table:
+    """The chunks of a batch of files (columns ``bytes`` and ``path``, as
+    ``ray.data.read_binary_files(..., include_paths=True)`` gives them), one row per chunk.
+
+    A file's id is ``id_prefix`` (default ``root`` as given) joined with its path relative to
+    ``root``. A file that cannot be parsed or chunked raises, naming it.
+    """
+    chunker = HeadingAwareChunker(max_tokens, overlap_tokens, TiktokenCounter(encoding))
+    ctx = RequestContext(tenant_id)
+    prefix = root.rstrip("/") if id_prefix is None else id_prefix
+    rows: Dict[str, List[Any]] = {field.name: [] for field in CHUNK_SCHEMA}
+    for data, path in zip(batch.column("bytes").to_pylist(), batch.column("path").to_pylist()):
+        if path.lower().endswith(".json") and not path.lower().endswith(".ocr.json"):
+            continue
+        uri = _document_id(path, root, prefix)
+        for chunk in chunker.chunk_text_blocking(
+            ctx, data, source_uri=uri, document_type=detect_document_type(uri), corpus_id=corpus_id
+        ):
+            span = chunk.span
+            metadata = chunk.metadata
+            rows["id"].append(chunk.id)
+            rows["document_id"].append(chunk.document_id)
+            rows["tenant_id"].append(chunk.tenant_id)
+            rows["position"].append(chunk.position)
+            rows["parent_id"].append(chunk.parent_id)
+            rows["content"].append(chunk.content)
+            rows["token_count"].append(chunk.token_count)
+            rows["span_start"].append(span.start if span is not None else None)
+            rows["span_end"].append(span.end if span is not None else None)
+            rows["source_uri"].append(chunk.source_uri)
+            rows["kind"].append(metadata.get("kind"))
+            rows["level"].append(metadata.get("level"))
+            rows["heading_path"].append(chunk.heading_path)
+            rows["json"].append(chunk.to_json())
+    return pa.Table.from_pydict(rows, schema=CHUNK_SCHEMA)
+
+
+def read_chunks(src: Union[str, List[str]], *, id_prefix: Optional[str] = None, **options: Any) -> ray.data.Dataset:
+    """A lazy Ray ``Dataset`` of the chunks of the supported files under ``src`` (a directory,
+    a file or a list of them; every path a pyarrow filesystem reads). ``options`` are those of
+    :func:`chunk_batch` (``max_tokens``, ``overlap_tokens``, ``encoding``, ``tenant_id``,
+    ``corpus_id``)."""
+    root = src if isinstance(src, str) else posixpath.commonpath([_strip_scheme(p) for p in src])
+    ds = ray.data.read_binary_files(src, include_paths=True, file_extensions=SUPPORTED_EXTENSIONS)
+    kwargs = dict(options, root=root, id_prefix=id_prefix)
+    return ds.map_batches(chunk_batch, batch_format="pyarrow", fn_kwargs=kwargs)
+
+
+class JsonLinesDatasink(BlockBasedFileDatasink):
+    """Writes the ``json`` column of chunk rows, one chunk per line (files ``*.jsonl``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, file_format="jsonl")
+
+    def write_block_to_file(self, block: Any, file: Any) -> None:
+        lines = block.to_arrow().column("json").to_pylist()
+        file.write("".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+def write_chunks(ds: ray.data.Dataset, dst: str, *, format: str = "parquet") -> None:
+    """Writes a dataset of chunk rows to ``dst``: ``parquet`` (every column) or ``jsonl`` (the
+    ``json`` column, one chunk per line, as ``ragctl chunk --format jsonl`` writes it)."""
+    if format == "parquet":
+        ds.write_parquet(dst)
+    elif format == "jsonl":
+        ds.write_datasink(JsonLinesDatasink(dst))
+    else:
+        raise ValueError(f"unknown format {format!r}; expected parquet or jsonl")
+
+
+def chunk_directory(src: str, dst: str, *, format: str = "parquet", id_prefix: Optional[str] = None, **options: Any) -> None:
+    """Chunks every supported file under ``src`` into ``dst`` (:func:`read_chunks`, then
+    :func:`write_chunks`), on the Ray cluster this process is connected to (a local one if none)."""
+    write_chunks(read_chunks(src, id_prefix=id_prefix, **options), dst, format=format)

@@ -1,0 +1,471 @@
+//! `PackerConfig` and `ContextPacker` for Python: the seed's constructor and async `pack`, blocking
+//! twins, and `pack_context`, which renders the prompt context within the budget.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rag_core::{Chunk, ChunkId, PackOrder, PackedContext, PackerError, RepackError, SelectionStrategy};
+use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig};
+
+use crate::chunk::chunks_from_py;
+use crate::context::PyRequestContext;
+use crate::errors;
+use crate::packed::PyPackedContext;
+use crate::runtime::awaitable;
+use crate::tokens::{CallCounter, CounterSource, PyTiktokenCounter};
+
+/// The order named `name`.
+pub(crate) fn order_from_str(name: &str) -> PyResult<PackOrder> {
+    PackOrder::ALL.into_iter().find(|o| o.as_str() == name).ok_or_else(|| {
+        let names: Vec<&str> = PackOrder::ALL.iter().map(|o| o.as_str()).collect();
+        PyValueError::new_err(format!("unknown order {name:?}; expected one of {}", names.join(", ")))
+    })
+}
+
+/// The selection strategy named `name`.
+pub(crate) fn strategy_from_str(name: &str) -> PyResult<SelectionStrategy> {
+    SelectionStrategy::ALL
+        .into_iter()
+        .find(|s| s.as_str() == name)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown strategy {name:?}; expected greedy, knapsack or optimal"
+            ))
+        })
+}
+
+fn objective_from_str(name: &str) -> PyResult<Objective> {
+    match name {
+        "auto" => Ok(Objective::Auto),
+        "score_sum" => Ok(Objective::ScoreSum),
+        "relevant_tokens" => Ok(Objective::RelevantTokens),
+        other => Err(PyValueError::new_err(format!(
+            "unknown objective {other:?}; expected auto, score_sum or relevant_tokens"
+        ))),
+    }
+}
+
+fn objective_name(objective: Objective) -> &'static str {
+    match objective {
+        Objective::ScoreSum => "score_sum",
+        Objective::RelevantTokens => "relevant_tokens",
+        _ => "auto",
+    }
+}
+
+/// How a `ContextPacker` packs. Checked when a packer is built from it.
+#[pyclass(module = "rag_packer", name = "PackerConfig")]
+#[derive(Clone)]
+pub(crate) struct PyPackerConfig {
+    order: PackOrder,
+    strategy: SelectionStrategy,
+    objective: Objective,
+    /// Near-duplicate threshold in (0, 1]; `None` runs exact dedup only.
+    #[pyo3(get, set)]
+    jaccard_threshold: Option<f64>,
+    /// Words per shingle for near dedup.
+    #[pyo3(get, set)]
+    shingle_size: usize,
+    /// Whether to annotate conflicts among the packed chunks.
+    #[pyo3(get, set)]
+    detect_conflicts: bool,
+    /// At most this many packed chunks per document (pinned chunks do not count).
+    #[pyo3(get, set)]
+    max_per_document: Option<usize>,
+    /// Section-aware packing of the heading-aware chunker's chunks.
+    #[pyo3(get, set)]
+    section_aware: bool,
+    /// A candidate is packed only if its score is above this.
+    #[pyo3(get, set)]
+    relevance_floor: Option<f64>,
+    /// Recount every chunk with content instead of trusting cached `token_count`s.
+    #[pyo3(get, set)]
+    verify_counts: bool,
+}
+
+impl Default for PyPackerConfig {
+    /// The seed's `PackerConfig()`, the engine's defaults.
+    fn default() -> Self {
+        let engine = PackerConfig::default();
+        Self {
+            order: engine.order,
+            strategy: engine.strategy,
+            objective: engine.objective,
+            jaccard_threshold: engine.jaccard_threshold,
+            shingle_size: engine.shingle_size,
+            detect_conflicts: engine.detect_conflicts,
+            max_per_document: engine.max_per_document,
+            section_aware: engine.section_aware,
+            relevance_floor: engine.relevance_floor,
+            verify_counts: engine.verify_counts,
+        }
+    }
+}
+
+impl PyPackerConfig {
+    /// The engine's configuration, with its default counter.
+    fn to_rust(&self) -> PackerConfig {
+        PackerConfig::default()
+            .with_order(self.order)
+            .with_strategy(self.strategy)
+            .with_objective(self.objective)
+            .with_jaccard_threshold(self.jaccard_threshold)
+            .with_shingle_size(self.shingle_size)
+            .with_conflicts(self.detect_conflicts)
+            .with_max_per_document(self.max_per_document)
+            .with_section_aware(self.section_aware)
+            .with_relevance_floor(self.relevance_floor)
+            .with_verify_counts(self.verify_counts)
+    }
+}
+
+#[pymethods]
+impl PyPackerConfig {
+    #[new]
+    #[pyo3(signature = (
+        order = "lost_in_middle", jaccard_threshold = None, detect_conflicts = true, *,
+        strategy = "greedy", shingle_size = 5, max_per_document = None, section_aware = true,
+        relevance_floor = None, objective = "auto", verify_counts = false,
+    ))]
+    #[allow(clippy::too_many_arguments)] // one keyword per setting, as the seed's model has
+    fn new(
+        order: &str,
+        jaccard_threshold: Option<f64>,
+        detect_conflicts: bool,
+        strategy: &str,
+        shingle_size: usize,
+        max_per_document: Option<usize>,
+        section_aware: bool,
+        relevance_floor: Option<f64>,
+        objective: &str,
+        verify_counts: bool,
+    ) -> PyResult<Self> {
+        Ok(Self {
+            order: order_from_str(order)?,
+            strategy: strategy_from_str(strategy)?,
+            objective: objective_from_str(objective)?,
+            jaccard_threshold,
+            shingle_size,
+            detect_conflicts,
+            max_per_document,
+            section_aware,
+            relevance_floor,
+            verify_counts,
+        })
+    }
+
+    /// The order of the packed chunks: `lost_in_middle`, `descending`, `ascending`, `input`,
+    /// `reverse` or `sides`.
+    #[getter]
+    fn get_order(&self) -> &'static str {
+        self.order.as_str()
+    }
+
+    #[setter]
+    fn set_order(&mut self, order: &str) -> PyResult<()> {
+        self.order = order_from_str(order)?;
+        Ok(())
+    }
+
+    /// How candidates are chosen: `greedy`, `knapsack` or `optimal`.
+    #[getter]
+    fn get_strategy(&self) -> &'static str {
+        self.strategy.as_str()
+    }
+
+    #[setter]
+    fn set_strategy(&mut self, strategy: &str) -> PyResult<()> {
+        self.strategy = strategy_from_str(strategy)?;
+        Ok(())
+    }
+
+    /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `relevant_tokens`.
+    #[getter]
+    fn get_objective(&self) -> &'static str {
+        objective_name(self.objective)
+    }
+
+    #[setter]
+    fn set_objective(&mut self, objective: &str) -> PyResult<()> {
+        self.objective = objective_from_str(objective)?;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PackerConfig(order={:?}, jaccard_threshold={}, detect_conflicts={}, strategy={:?}, shingle_size={}, \
+             max_per_document={}, section_aware={}, relevance_floor={}, objective={:?}, verify_counts={})",
+            self.order.as_str(),
+            py_option(self.jaccard_threshold),
+            py_bool(self.detect_conflicts),
+            self.strategy.as_str(),
+            self.shingle_size,
+            py_option(self.max_per_document),
+            py_bool(self.section_aware),
+            py_option(self.relevance_floor),
+            objective_name(self.objective),
+            py_bool(self.verify_counts),
+        )
+    }
+}
+
+fn py_option(value: Option<impl std::fmt::Display>) -> String {
+    value.map_or_else(|| "None".to_owned(), |v| v.to_string())
+}
+
+fn py_bool(value: bool) -> &'static str {
+    if value { "True" } else { "False" }
+}
+
+/// Packs retrieved chunks into a token budget: tenant check, dedup, selection, order, conflicts.
+#[pyclass(frozen, module = "rag_packer", name = "ContextPacker")]
+pub(crate) struct PyContextPacker {
+    config: PackerConfig,
+    /// The configuration as given, copied, for `config`.
+    config_obj: PyPackerConfig,
+    counter: CounterSource,
+    counter_obj: Py<PyAny>,
+}
+
+/// One packing call's input, taken from Python before the work leaves the GIL.
+struct PackJob {
+    packer: ContextPacker,
+    counter: CallCounter,
+    ctx: rag_core::RequestContext,
+    chunks: Vec<Chunk>,
+    ids: Vec<ChunkId>,
+    originals: Vec<Py<PyAny>>,
+    budget: i64,
+}
+
+/// What a packing call can fail with: the packer, or the context template.
+enum PackFailure {
+    Packer(PackerError),
+    Template(RepackError),
+}
+
+impl PackJob {
+    fn run(self, format: Option<&ContextFormat>) -> (Result<PackedContext, PackerError>, PackJobRest) {
+        let result = match format {
+            Some(format) => self
+                .packer
+                .pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
+            None => self.packer.pack_blocking(&self.ctx, self.chunks, self.budget),
+        };
+        (
+            result,
+            PackJobRest {
+                counter: self.counter,
+                ids: self.ids,
+                originals: self.originals,
+            },
+        )
+    }
+}
+
+/// What a result needs after the work: the originals to hand back, and the counter's failure.
+struct PackJobRest {
+    counter: CallCounter,
+    ids: Vec<ChunkId>,
+    originals: Vec<Py<PyAny>>,
+}
+
+fn packed_into_py(
+    py: Python<'_>,
+    result: Result<PackedContext, PackerError>,
+    rest: &PackJobRest,
+) -> PyResult<Py<PyAny>> {
+    match result {
+        Ok(packed) => Ok(
+            Bound::new(py, PyPackedContext::from_rust(py, packed, &rest.originals, &rest.ids)?)?
+                .into_any()
+                .unbind(),
+        ),
+        Err(err) => Err(errors::with_cause(
+            py,
+            errors::packer_error(py, &err),
+            rest.counter.take_failure(),
+        )),
+    }
+}
+
+fn pack_failure(py: Python<'_>, failure: PackFailure) -> PyErr {
+    match failure {
+        PackFailure::Packer(err) => errors::packer_error(py, &err),
+        PackFailure::Template(err) => errors::repack_error(py, &err),
+    }
+}
+
+impl PyContextPacker {
+    fn job(
+        &self,
+        py: Python<'_>,
+        ctx: &Bound<'_, PyRequestContext>,
+        chunks: &Bound<'_, PyAny>,
+        budget: i64,
+    ) -> PyResult<PackJob> {
+        let counter = self.counter.for_call(py);
+        let packer = ContextPacker::new(self.config.clone().with_token_counter(Arc::clone(&counter.engine)))
+            .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+        let (chunks, originals) = chunks_from_py(chunks, "chunks")?;
+        let ids = chunks.iter().map(|c| c.id.clone()).collect();
+        Ok(PackJob {
+            packer,
+            counter,
+            ctx: ctx.get().inner.clone(),
+            chunks,
+            ids,
+            originals,
+            budget,
+        })
+    }
+}
+
+/// The context format of `pack_context`'s keywords.
+fn context_format(
+    template: &str,
+    delimiter: &str,
+    breadcrumbs: Option<bool>,
+    merge_adjacent: bool,
+) -> Result<ContextFormat, PackFailure> {
+    let mut format = ContextFormat::new(ContextConfig::new(template).map_err(PackFailure::Template)?)
+        .with_delimiter(delimiter)
+        .with_merge_adjacent(merge_adjacent);
+    if let Some(breadcrumbs) = breadcrumbs {
+        format = format.with_breadcrumbs(breadcrumbs);
+    }
+    Ok(format)
+}
+
+#[pymethods]
+impl PyContextPacker {
+    #[new]
+    #[pyo3(signature = (config = None, token_counter = None))]
+    fn new(
+        py: Python<'_>,
+        config: Option<&Bound<'_, PyPackerConfig>>,
+        token_counter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let config_obj = match config {
+            Some(config) => config.borrow().clone(),
+            None => PyPackerConfig::default(),
+        };
+        let counter_obj = match token_counter {
+            Some(obj) if !obj.is_none() => obj.clone().unbind(),
+            _ => Bound::new(py, PyTiktokenCounter::cl100k())?.into_any().unbind(),
+        };
+        let counter = CounterSource::from_py(counter_obj.bind(py))?;
+        let config = config_obj.to_rust();
+        // Checks every setting now, so a bad configuration fails in the constructor.
+        ContextPacker::new(config.clone()).map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+        Ok(Self {
+            config,
+            config_obj,
+            counter,
+            counter_obj,
+        })
+    }
+
+    /// A copy of the configuration the packer was built with (changing it changes no packer).
+    #[getter]
+    fn config(&self) -> PyPackerConfig {
+        self.config_obj.clone()
+    }
+
+    /// The counter for chunks without a cached `token_count`.
+    #[getter]
+    fn token_counter(&self, py: Python<'_>) -> Py<PyAny> {
+        self.counter_obj.clone_ref(py)
+    }
+
+    /// Packs `chunks` into `budget` tokens for `ctx`'s tenant (awaitable; runs on a worker thread
+    /// without the GIL). The result's `chunks` are the objects passed in.
+    fn pack<'py>(
+        &self,
+        py: Python<'py>,
+        ctx: &Bound<'py, PyRequestContext>,
+        chunks: &Bound<'py, PyAny>,
+        budget: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let job = self.job(py, ctx, chunks, budget)?;
+        awaitable(
+            py,
+            move || job.run(None),
+            |py, (result, rest)| packed_into_py(py, result, &rest),
+        )
+    }
+
+    /// `pack`, on the calling thread; the GIL is released while Rust works.
+    fn pack_blocking(
+        &self,
+        py: Python<'_>,
+        ctx: &Bound<'_, PyRequestContext>,
+        chunks: &Bound<'_, PyAny>,
+        budget: i64,
+    ) -> PyResult<Py<PyAny>> {
+        let job = self.job(py, ctx, chunks, budget)?;
+        let (result, rest) = py.detach(|| job.run(None));
+        packed_into_py(py, result, &rest)
+    }
+
+    /// Packs `chunks` and renders them as the context of a prompt within `budget` tokens of the
+    /// rendered text (awaitable); the text is the result's `context`.
+    ///
+    /// `template` renders each pinned chunk and each excerpt (`{content}`, `{id}`, `{source_uri}`,
+    /// `{score}`, `{heading_path}`, `{metadata.KEY}`); `delimiter` joins them; `breadcrumbs` puts
+    /// the heading path on a line before an excerpt of a new section (default: unless the
+    /// template shows `{heading_path}`); `merge_adjacent` shows overlapping or touching chunks of
+    /// one document once.
+    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn pack_context<'py>(
+        &self,
+        py: Python<'py>,
+        ctx: &Bound<'py, PyRequestContext>,
+        chunks: &Bound<'py, PyAny>,
+        budget: i64,
+        template: &str,
+        delimiter: &str,
+        breadcrumbs: Option<bool>,
+        merge_adjacent: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let format =
+            context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
+        let job = self.job(py, ctx, chunks, budget)?;
+        awaitable(
+            py,
+            move || job.run(Some(&format)),
+            |py, (result, rest)| packed_into_py(py, result, &rest),
+        )
+    }
+
+    /// `pack_context`, on the calling thread; the GIL is released while Rust works.
+    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn pack_context_blocking(
+        &self,
+        py: Python<'_>,
+        ctx: &Bound<'_, PyRequestContext>,
+        chunks: &Bound<'_, PyAny>,
+        budget: i64,
+        template: &str,
+        delimiter: &str,
+        breadcrumbs: Option<bool>,
+        merge_adjacent: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let format =
+            context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
+        let job = self.job(py, ctx, chunks, budget)?;
+        let (result, rest) = py.detach(|| job.run(Some(&format)));
+        packed_into_py(py, result, &rest)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ContextPacker(config={}, token_counter={})",
+            self.config_obj.__repr__(),
+            self.counter.name()
+        )
+    }
+}

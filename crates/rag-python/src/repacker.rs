@@ -1,0 +1,238 @@
+//! The Repacker's engine for Python, and `ContextConfig`.
+//!
+//! `rag_packer.Repacker` is a Python class (its attributes can be reassigned between calls, as
+//! in the seed, and its `size_func` is any Python callable); each `repack` builds a
+//! [`PyRepackerEngine`] from the current attributes and runs it here, without the GIL.
+//!
+//! A Python `size_func` is called by the Python class before the engine runs, once per chunk,
+//! so its exceptions reach the caller as they are; the engine reads the sizes by input
+//! position. For that, the engine's copies of the chunks carry their input position in
+//! `position` (nothing the Repacker renders or orders by), which also maps the chunks it
+//! returns back to the caller's objects.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use rag_core::{Chunk, RepackError};
+use rag_packer::{
+    BatchSize, ContextConfig, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerConfig, SizeFn,
+};
+
+use crate::chunk::{PyChunk, chunks_from_py};
+use crate::errors;
+use crate::runtime::awaitable;
+
+/// Renders each chunk through a template in the Repacker's `context` mode (and `pack_context`).
+#[pyclass(frozen, module = "rag_packer", name = "ContextConfig")]
+#[derive(Clone)]
+pub(crate) struct PyContextConfig {
+    pub(crate) inner: ContextConfig,
+    template: String,
+}
+
+#[pymethods]
+impl PyContextConfig {
+    /// Placeholders: `{content}`, `{id}`, `{source_uri}`, `{score}`, `{heading_path}`,
+    /// `{metadata.KEY}`; `{{` and `}}` are literal braces. An unknown placeholder is a
+    /// `RepackError` here, not when rendering.
+    #[new]
+    #[pyo3(signature = (template = "{content}"))]
+    fn new(py: Python<'_>, template: &str) -> PyResult<Self> {
+        let inner = ContextConfig::new(template).map_err(|e| errors::repack_error(py, &e))?;
+        Ok(Self {
+            inner,
+            template: template.to_owned(),
+        })
+    }
+
+    /// The template.
+    #[getter]
+    fn template(&self) -> &str {
+        &self.template
+    }
+
+    /// `chunk` rendered through the template.
+    fn render(&self, py: Python<'_>, chunk: &Bound<'_, PyChunk>) -> PyResult<String> {
+        let chunk = chunk.borrow().to_rust(py)?;
+        self.inner.render(&chunk).map_err(|e| errors::repack_error(py, &e))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ContextConfig({:?})", self.template)
+    }
+}
+
+fn parse_method(name: &str) -> PyResult<RepackMethod> {
+    match name {
+        "forward" => Ok(RepackMethod::Forward),
+        "reverse" => Ok(RepackMethod::Reverse),
+        "sides" => Ok(RepackMethod::Sides),
+        other => Err(PyValueError::new_err(format!(
+            "unknown method {other:?}; expected forward, reverse or sides"
+        ))),
+    }
+}
+
+fn parse_mode(name: &str) -> PyResult<RepackMode> {
+    match name {
+        "chunk" => Ok(RepackMode::Chunk),
+        "context" => Ok(RepackMode::Context),
+        other => Err(PyValueError::new_err(format!(
+            "unknown mode {other:?}; expected chunk or context"
+        ))),
+    }
+}
+
+fn parse_pack(name: &str) -> PyResult<RepackPack> {
+    match name {
+        "truncate" => Ok(RepackPack::Truncate),
+        "greedy" => Ok(RepackPack::Greedy),
+        "knapsack" => Ok(RepackPack::Knapsack),
+        other => Err(PyValueError::new_err(format!(
+            "unknown pack {other:?}; expected truncate, greedy or knapsack"
+        ))),
+    }
+}
+
+fn parse_batch_size(value: Option<&Bound<'_, PyAny>>) -> PyResult<BatchSize> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(BatchSize::None);
+    };
+    if let Ok(s) = value.cast::<PyString>() {
+        return match s.to_cow()?.as_ref() {
+            "auto" => Ok(BatchSize::Auto),
+            other => Err(PyValueError::new_err(format!(
+                "batch_size is None, a positive int or \"auto\", not {other:?}"
+            ))),
+        };
+    }
+    value
+        .extract::<usize>()
+        .map(BatchSize::Count)
+        .map_err(|_| PyTypeError::new_err("batch_size is None, a positive int or \"auto\""))
+}
+
+/// One Repacker configuration, checked; runs PACK -> ORDER -> SHAPE over chunks.
+#[pyclass(frozen, module = "rag_packer", name = "RepackerEngine")]
+pub(crate) struct PyRepackerEngine {
+    config: RepackerConfig,
+}
+
+/// The Python value of the Repacker's output, its chunks mapped back to the caller's objects.
+fn output_into_py(
+    py: Python<'_>,
+    result: Result<RepackOutput, RepackError>,
+    objects: &[Py<PyAny>],
+) -> PyResult<Py<PyAny>> {
+    let output = result.map_err(|e| errors::repack_error(py, &e))?;
+    let originals = |chunks: &[Chunk]| -> PyResult<Bound<'_, PyList>> {
+        PyList::new(py, chunks.iter().map(|c| objects[c.position].clone_ref(py)))
+    };
+    Ok(match output {
+        RepackOutput::Chunks(chunks) => originals(&chunks)?.into_any().unbind(),
+        RepackOutput::Batches(batches) => {
+            let list = PyList::empty(py);
+            for batch in &batches {
+                list.append(originals(batch)?)?;
+            }
+            list.into_any().unbind()
+        }
+        RepackOutput::Context(text) => PyString::new(py, &text).into_any().unbind(),
+        RepackOutput::Contexts(texts) => PyList::new(py, texts)?.into_any().unbind(),
+    })
+}
+
+impl PyRepackerEngine {
+    /// The engine's Repacker and chunks for one call; `sizes[i]` is chunk `i`'s size, or `None`
+    /// for characters of the content.
+    fn prepare(
+        &self,
+        py: Python<'_>,
+        chunks: &Bound<'_, PyAny>,
+        sizes: Option<Vec<usize>>,
+    ) -> PyResult<(Repacker, Vec<Chunk>, Vec<Py<PyAny>>)> {
+        let (mut engine_chunks, objects) = chunks_from_py(chunks, "chunks")?;
+        for (i, chunk) in engine_chunks.iter_mut().enumerate() {
+            chunk.position = i;
+        }
+        let size_fn = match sizes {
+            None => SizeFn::Chars,
+            Some(sizes) => {
+                if sizes.len() != engine_chunks.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "{} sizes for {} chunks",
+                        sizes.len(),
+                        engine_chunks.len()
+                    )));
+                }
+                SizeFn::custom(move |chunk: &Chunk| sizes[chunk.position])
+            }
+        };
+        let config = RepackerConfig {
+            size_fn,
+            ..self.config.clone()
+        };
+        let repacker = Repacker::new(config).map_err(|e| errors::repack_error(py, &e))?;
+        Ok((repacker, engine_chunks, objects))
+    }
+}
+
+#[pymethods]
+impl PyRepackerEngine {
+    #[new]
+    #[pyo3(signature = (*, method, mode, delimiter, size_limit, context_config, pack, batch_size))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        method: &str,
+        mode: &str,
+        delimiter: String,
+        size_limit: Option<usize>,
+        context_config: Option<&Bound<'_, PyContextConfig>>,
+        pack: &str,
+        batch_size: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let config = RepackerConfig {
+            method: parse_method(method)?,
+            mode: parse_mode(mode)?,
+            delimiter,
+            size_fn: SizeFn::Chars,
+            size_limit,
+            pack: parse_pack(pack)?,
+            batch_size: parse_batch_size(batch_size)?,
+            context: context_config.map(|c| c.get().inner.clone()),
+        };
+        // Checks the combination now, so a bad configuration fails where it was given.
+        Repacker::new(config.clone()).map_err(|e| errors::repack_error(py, &e))?;
+        Ok(Self { config })
+    }
+
+    /// Repacks `chunks` on the calling thread, without the GIL.
+    #[pyo3(signature = (chunks, sizes = None))]
+    fn repack_blocking(
+        &self,
+        py: Python<'_>,
+        chunks: &Bound<'_, PyAny>,
+        sizes: Option<Vec<usize>>,
+    ) -> PyResult<Py<PyAny>> {
+        let (repacker, engine_chunks, objects) = self.prepare(py, chunks, sizes)?;
+        let result = py.detach(|| repacker.repack(engine_chunks));
+        output_into_py(py, result, &objects)
+    }
+
+    /// Repacks `chunks` on a worker thread (awaitable).
+    #[pyo3(signature = (chunks, sizes = None))]
+    fn repack<'py>(
+        &self,
+        py: Python<'py>,
+        chunks: &Bound<'py, PyAny>,
+        sizes: Option<Vec<usize>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (repacker, engine_chunks, objects) = self.prepare(py, chunks, sizes)?;
+        awaitable(
+            py,
+            move || (repacker.repack(engine_chunks), objects),
+            |py, (result, objects)| output_into_py(py, result, &objects),
+        )
+    }
+}

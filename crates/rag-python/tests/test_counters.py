@@ -1,0 +1,155 @@
+"""Token counters from Python: any object with count(text) and name() is the engine's counter,
+and its failures become the chunker's or packer's errors, with the original as their cause."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from rag_chunker import HeadingAwareChunker, TiktokenCounter, TokenCounter
+from rag_core import Chunk, ChunkError, PackerError, TokenizerError
+from rag_packer import ContextPacker, Repacker, fit_to_budget
+
+TEXT = "# Guide\n\n" + "Words and more words. " * 60 + "\n\n## Next\n\nShort.\n"
+
+
+class Words:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def count(self, text: str) -> int:
+        self.calls += 1
+        return len(text.split())
+
+    def name(self) -> str:
+        return "words"
+
+
+class Failing:
+    def __init__(self, after: int) -> None:
+        self.left = after
+
+    def count(self, text: str) -> int:
+        if self.left == 0:
+            raise ConnectionError("tokenizer service unavailable")
+        self.left -= 1
+        return len(text)
+
+    def name(self) -> str:
+        return "remote"
+
+
+def test_a_python_counter_counts_every_chunk(ctx):
+    words = Words()
+    chunker = HeadingAwareChunker(50, 10, token_counter=words)
+    assert chunker.token_counter is words
+    chunks = chunker.chunk_text_blocking(ctx, TEXT, source_uri="g.md")
+    assert words.calls > 0
+    assert all(c.token_count == len(c.content.split()) <= 50 for c in chunks)
+    assert asyncio.run(chunker.chunk_text(ctx, TEXT, source_uri="g.md")) == chunks
+
+
+def test_an_exception_in_count_is_a_chunk_error_caused_by_it(ctx):
+    chunker = HeadingAwareChunker(50, 10, token_counter=Failing(after=2))
+    with pytest.raises(ChunkError) as caught:
+        chunker.chunk_text_blocking(ctx, TEXT, source_uri="docs/g.md")
+    err = caught.value
+    assert "docs/g.md" in str(err)
+    assert "tokenizer remote failed: ConnectionError: tokenizer service unavailable" in str(err)
+    assert err.document_id is None or err.document_id == "docs/g.md"
+    assert isinstance(err.__cause__, ConnectionError)
+    # The same through the async method.
+    with pytest.raises(ChunkError) as caught:
+        asyncio.run(HeadingAwareChunker(50, 10, token_counter=Failing(after=0)).chunk_text(ctx, TEXT, source_uri="g.md"))
+    assert isinstance(caught.value.__cause__, ConnectionError)
+
+
+def test_an_exception_in_count_is_a_packer_error_naming_the_chunk(ctx):
+    chunks = [Chunk("a", "d", ctx.tenant_id, "counted here", score=1.0)]
+    packer = ContextPacker(token_counter=Failing(after=0))
+    with pytest.raises(PackerError) as caught:
+        packer.pack_blocking(ctx, chunks, 100)
+    assert "chunk a" in str(caught.value)
+    assert caught.value.chunk_id == "a"
+    assert isinstance(caught.value.__cause__, ConnectionError)
+    # A chunk with a cached token_count is never counted.
+    chunks[0].token_count = 3
+    assert packer.pack_blocking(ctx, chunks, 100).tokens_used == 3
+
+
+def test_a_count_that_is_not_a_non_negative_int_is_an_error(ctx):
+    class Negative:
+        def count(self, text):
+            return -1
+
+        def name(self):
+            return "negative"
+
+    with pytest.raises(ChunkError, match="count\\(\\) returned -1, not a non-negative int"):
+        HeadingAwareChunker(token_counter=Negative()).chunk_text_blocking(ctx, TEXT, source_uri="g.md")
+
+
+def test_an_object_without_count_or_name_is_refused():
+    class NoName:
+        def count(self, text):
+            return 1
+
+    with pytest.raises(TypeError, match="name\\(\\) -> str"):
+        HeadingAwareChunker(token_counter=NoName())
+    with pytest.raises(TypeError, match="count\\(text\\) -> int"):
+        ContextPacker(token_counter=object())
+
+
+def test_a_name_attribute_works_like_tiktoken_encodings(ctx):
+    class EncodingLike:
+        name = "cl100k-like"
+
+        def count(self, text):
+            return TiktokenCounter().count(text)
+
+    packer = ContextPacker(token_counter=EncodingLike())
+    packed = packer.pack_blocking(ctx, [Chunk("a", "d", ctx.tenant_id, "hello world")], 10)
+    assert packed.tokenizer == "cl100k-like"
+    assert packed.tokens_used == 2
+
+
+def test_tiktoken_counter(ctx):
+    counter = TiktokenCounter()
+    assert isinstance(counter, TokenCounter)
+    assert counter.count("") == 0
+    assert counter.count("hello world") == 2
+    assert counter.encode("hello world") == [15339, 1917]
+    assert counter.count("<|endoftext|>") > 1, "special-token text counts as text"
+    assert counter.splits_at_line_starts()
+    with pytest.raises(TokenizerError, match="tokenizer p50k_base: unknown encoding; supported: cl100k_base, o200k_base"):
+        TiktokenCounter("p50k_base")
+
+
+def test_python_size_func_measures_for_the_repacker(ctx):
+    chunks = [Chunk(f"c{i}", "d", ctx.tenant_id, "word " * n) for i, n in enumerate([3, 5, 2, 4])]
+    seen = []
+
+    def words(chunk):
+        seen.append(chunk.id)
+        return len(chunk.content.split())
+
+    repacker = Repacker(size_func=words, size_limit=7, pack="greedy")
+    assert [c.id for c in repacker.repack_blocking(chunks)] == ["c0", "c2"]
+    assert seen == ["c0", "c1", "c2", "c3"], "each chunk measured once, in order"
+    # Its exceptions reach the caller as they are.
+    repacker.size_func = lambda chunk: 1 / 0
+    with pytest.raises(ZeroDivisionError):
+        repacker.repack_blocking(chunks)
+    repacker.size_func = lambda chunk: "big"
+    with pytest.raises(ValueError, match="size_func returned 'big' for chunk c0"):
+        repacker.repack_blocking(chunks)
+
+
+def test_fit_to_budget_with_a_python_counter(ctx):
+    chunks = [Chunk(f"c{i}", "d", ctx.tenant_id, "w " * n) for i, n in enumerate([6, 5, 3])]
+    assert [c.id for c in fit_to_budget(chunks, budget=9, token_counter=Words())] == ["c0", "c2"]
+    with pytest.raises(PackerError) as caught:
+        fit_to_budget(chunks, budget=9, token_counter=Failing(after=1))
+    assert caught.value.chunk_id == "c1"
+    assert isinstance(caught.value.__cause__, ConnectionError)

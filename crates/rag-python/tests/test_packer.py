@@ -1,0 +1,176 @@
+"""The packer from Python: pack_context's prompt, the primitives, and the Chunk type."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import pickle
+
+import pytest
+
+from rag_chunker import HeadingAwareChunker, TiktokenCounter
+from rag_core import Chunk, Span
+from rag_packer import (
+    ContextPacker,
+    PackerConfig,
+    ascending_order,
+    bm25_scores,
+    content_hash,
+    descending_order,
+    detect_conflicts,
+    fit_to_budget,
+    hash_dedup,
+    jaccard,
+    jaccard_dedup,
+    knapsack_select,
+    lost_in_middle_order,
+    normalise,
+    optimal_select,
+    shingles,
+    sides_order,
+)
+
+GUIDE = """# Streams
+
+Streams move data in pieces.
+
+## Ending
+
+Streams end when the source is drained. Call end() to finish writing.
+
+## Errors
+
+An error event is emitted when something fails.
+"""
+
+
+def scored(chunks, query):
+    from rag_packer import bm25_chunk_scores
+
+    for chunk, score in zip(chunks, bm25_chunk_scores(query, chunks)):
+        chunk.score = score
+    return chunks
+
+
+def test_pack_context_renders_the_prompt_within_the_budget(ctx):
+    chunks = scored(HeadingAwareChunker(64, 8).chunk_text_blocking(ctx, GUIDE, source_uri="streams.md"), "how do streams end")
+    packer = ContextPacker(config=PackerConfig(relevance_floor=0.0))
+    packed = asyncio.run(packer.pack_context(ctx, chunks, budget=60))
+    assert packed.context.startswith("Streams > Ending\nStreams end when the source is drained.")
+    assert packed.tokens_used == TiktokenCounter().count(packed.context) <= 60
+    assert packed.excerpts[0].breadcrumb and packed.excerpts[0].heading_path == ["Streams", "Ending"]
+    tagged = packer.pack_context_blocking(
+        ctx, chunks, 80, template='<doc path="{heading_path}">{content}</doc>', delimiter="\n"
+    )
+    assert tagged.context.startswith('<doc path="Streams > Ending">Streams end when')
+    assert not tagged.excerpts[0].breadcrumb, "a template showing the path needs no breadcrumb"
+    assert packer.pack_blocking(ctx, chunks, 60).context is None
+
+
+def test_packs_run_concurrently_under_asyncio(ctx):
+    chunks = HeadingAwareChunker(64, 8).chunk_text_blocking(ctx, GUIDE, source_uri="streams.md")
+
+    async def many():
+        packer = ContextPacker()
+        return await asyncio.gather(*(packer.pack(ctx, chunks, budget=b) for b in (10, 20, 40, 400)))
+
+    results = asyncio.run(many())
+    assert [r.tokens_budget for r in results] == [10, 20, 40, 400]
+    assert all(r.tokens_used <= r.tokens_budget for r in results)
+    assert all(d.message for r in results for d in r.dropped)
+
+
+def test_dedup_primitives(ctx):
+    a = Chunk("a", "d", "t", "the quick brown fox jumps over the lazy dog today")
+    b = Chunk("b", "d", "t", "The quick brown fox jumps over the lazy dog, today!")
+    c = Chunk("c", "d", "t", "the quick brown fox jumps over the lazy cat today")
+    assert normalise("The quick  brown-fox!") == "the quick brown fox"
+    assert content_hash("A b") == content_hash("a, B!") and len(content_hash("a")) == 64
+    assert hash_dedup([a, b, c]) == [a, c] and hash_dedup([a, b, c])[0] is a
+    assert jaccard_dedup([a, b, c], threshold=0.5) == [a]
+    assert jaccard_dedup([a, b, c], threshold=0.9) == [a, c]
+    words = "the quick brown fox jumps".split()
+    assert shingles(words, 3) == {"the quick brown", "quick brown fox", "brown fox jumps"}
+    assert jaccard({"x", "y"}, {"y", "z"}) == pytest.approx(1 / 3)
+
+
+def test_order_primitives():
+    assert lost_in_middle_order([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+    assert lost_in_middle_order([1, 2, 3, 4]) == [1, 3, 4, 2]
+    assert sides_order([1, 2, 3, 4]) == [2, 4, 3, 1]
+    chunks = [Chunk(i, "d", "t", "x", score=s) for i, s in [("a", 0.2), ("b", 0.9), ("c", 0.5)]]
+    assert [c.id for c in descending_order(chunks)] == ["b", "c", "a"]
+    assert [c.id for c in ascending_order(chunks)] == ["a", "c", "b"]
+
+
+def test_budget_primitives():
+    chunks = [Chunk(i, "d", "t", "x", token_count=n, score=s) for i, n, s in [("a", 60, 1.0), ("b", 50, 0.8), ("c", 50, 0.8), ("d", 30, 0.5)]]
+    assert [c.id for c in fit_to_budget(chunks, budget=100)] == ["a", "d"]
+    assert [c.id for c in knapsack_select(chunks, budget=100)] == ["a", "d"]
+    assert [c.id for c in optimal_select(chunks, budget=100)] == ["b", "c"], "the exact optimum: 1.6"
+    capped = [Chunk(i, doc, "t", "x", token_count=10) for i, doc in [("a", "d1"), ("b", "d1"), ("c", "d2")]]
+    assert [c.id for c in fit_to_budget(capped, budget=100, max_per_document=1)] == ["a", "c"]
+
+
+def test_conflicts_and_scores():
+    a = Chunk("a", "d1", "t", "The refund window is 30 days.")
+    b = Chunk("b", "d2", "t", "The refund window is 14 days.", trust="untrusted")
+    kinds = sorted(c.kind for c in detect_conflicts([a, b]))
+    assert kinds == ["numeric_disagreement", "trust_mismatch"]
+    conflict = detect_conflicts([a, b])[0]
+    assert conflict.chunk_ids == ["a", "b"] and "30 days vs 14 days" in conflict.detail
+    assert bm25_scores("refund window", ["The refund window is 30 days.", "Shipping is free."]) == [1.0, 0.0]
+
+
+def test_chunk_fields_round_trip():
+    chunk = Chunk(
+        "guide#1", "guide", "acme", "Body text.",
+        position=1, parent_id="guide#0", token_count=3, span=(9, 19), source_uri="docs/a.md",
+        score=0.75, trust="user_supplied", pinned=True, acl_labels=["staff"], metadata={"kind": "body"},
+    )
+    line = chunk.to_json()
+    assert line == (
+        '{"id":"guide#1","document_id":"guide","tenant_id":"acme","position":1,"parent_id":"guide#0",'
+        '"content":"Body text.","token_count":3,"span":{"start":9,"end":19},"source_uri":"docs/a.md",'
+        '"score":0.75,"trust":"user_supplied","pinned":true,"acl_labels":["staff"],"metadata":{"kind":"body"}}'
+    )
+    assert Chunk.from_json(line) == chunk
+    assert Chunk.from_dict(chunk.to_dict()) == chunk
+    assert pickle.loads(pickle.dumps(chunk)) == chunk
+    assert chunk.span == Span(9, 19) and tuple(chunk.span) == (9, 19) and len(chunk.span) == 10
+    # Unknown fields survive a round trip, in `extra`.
+    extended = Chunk.from_json('{"id":"c","document_id":"d","tenant_id":"t","content":"x","embedding_model":"e5"}')
+    assert extended.extra == {"embedding_model": "e5"}
+    assert '"embedding_model":"e5"' in extended.to_json()
+
+
+def test_metadata_is_a_live_dict_and_copies_are_independent():
+    chunk = Chunk("c", "d", "t", "x", metadata={"kind": "body"})
+    chunk.metadata["page"] = 3
+    assert chunk.metadata is chunk.metadata
+    assert chunk.to_dict()["metadata"] == {"kind": "body", "page": 3}
+    twin = copy.deepcopy(chunk)
+    twin.metadata["page"] = 4
+    assert chunk.metadata["page"] == 3 and twin.metadata["page"] == 4
+    assert chunk != twin
+
+
+def test_access_labels_and_token_count_provenance(ctx):
+    from rag_core import PackerError, Principal, RequestContext
+
+    public = Chunk("pub", "d", "acme", "Refunds take 30 days.", score=0.9)
+    secret = Chunk("sec", "d", "acme", "Salaries are listed here.", score=1.0, acl_labels=["hr"])
+    packed = ContextPacker().pack_blocking(ctx, [public, secret], 100)
+    assert [c.id for c in packed.chunks] == ["pub"]
+    assert packed.hidden_by_acl == 1 and not any(d.id == "sec" for d in packed.dropped)
+    hr = RequestContext("acme", Principal("bob", ["hr"]))
+    assert len(ContextPacker().pack_blocking(hr, [public, secret], 100).chunks) == 2
+    # A count made with another tokenizer is recounted, or refused without content to recount.
+    foreign = Chunk("f", "d", "acme", content_ref="s3://b/f", token_count=7, tokenizer="hf:other.json@000000000000")
+    with pytest.raises(PackerError) as caught:
+        ContextPacker().pack_blocking(ctx, [foreign], 100)
+    assert (caught.value.chunk_id, caught.value.tokenizer) == ("f", "hf:other.json@000000000000")
+    lying = Chunk("l", "d", "acme", "Refunds take 30 days.", token_count=1, tokenizer="tiktoken:cl100k_base")
+    checked = ContextPacker(config=PackerConfig(verify_counts=True)).pack_blocking(ctx, [lying], 100)
+    assert checked.tokens_used == TiktokenCounter().count(lying.content)
+    assert any("l" in note for note in checked.notes), checked.notes
