@@ -1,18 +1,15 @@
-//! The candidate side of near dedup: which earlier kept texts can reach the threshold with a text.
+//! Candidates: the prefix tokens that can propose a pair.
 //!
-//! Prefix filtering (see [`prefix_len`](super::prefix_len)) says two texts can reach the
-//! threshold only if their prefixes share a token. A token found in the prefix of one text only
-//! can therefore never propose anything, and with rare-first prefixes that is nearly every
-//! token. [`SharedTokens`] finds, before the sequential pass, the tokens found in two or more
-//! prefixes and numbers them densely; [`PrefixIndex`] then indexes only those, in a plain vector
-//! instead of a hash table of every prefix token (which, at 100,000 texts, missed the cache on
-//! nearly every one of its 3.5 million lookups).
+//! Prefix filtering (see `prefix.rs`) says two texts can reach the threshold only if their
+//! prefixes share a token. A token found in the prefix of one text only can therefore never
+//! propose anything, and with rare-first prefixes that is nearly every token. [`SharedTokens`]
+//! finds, before the sequential pass, the tokens found in two or more prefixes and numbers them
+//! densely, so that the index is a plain vector by number instead of a hash table of every prefix
+//! token (which missed the cache on nearly every lookup).
 
 use std::ops::Range;
 
 use rayon::prelude::*;
-
-use super::{TokenSet, similarity_from_counts};
 
 /// In [`SharedTokens::ids`]: a token no other text's prefix has.
 pub(super) const UNSHARED: u32 = u32::MAX;
@@ -255,180 +252,6 @@ impl CountTable {
     }
 }
 
-/// The inverted index over the shared prefix tokens of the kept texts: probing it with a text's
-/// prefix finds every earlier kept text whose prefix shares a token with it, which prefix
-/// filtering proves is a superset of those that can reach the threshold.
-pub(super) struct PrefixIndex {
-    threshold: f64,
-    /// Per shared token, the latest posting; postings of one token are chained through `next`.
-    head: Vec<u32>,
-    posting_text: Vec<u32>,
-    next: Vec<u32>,
-    /// Per text, the last query that proposed it, so each pair is verified once.
-    seen_by: Vec<u32>,
-    proposals: Vec<u32>,
-    query: u32,
-    /// The current text's full set, filled only when a proposal needs verifying.
-    query_set: TokenSet,
-}
-
-const END: u32 = u32::MAX;
-
-impl PrefixIndex {
-    pub(super) fn new(threshold: f64, shared_tokens: usize, texts: usize) -> Self {
-        Self {
-            threshold,
-            head: vec![END; shared_tokens],
-            posting_text: Vec::new(),
-            next: Vec::new(),
-            seen_by: vec![u32::MAX; texts],
-            proposals: Vec::new(),
-            query: 0,
-            query_set: TokenSet::default(),
-        }
-    }
-
-    /// Indexes the shared tokens among `ids` (a text's [`SharedTokens::of`]) as those of `text`;
-    /// with `propose`, also collects the earlier texts that share one of them as this query's
-    /// proposals. Returns the mark to [`retract`](Self::retract) it with.
-    pub(super) fn insert(&mut self, text: usize, ids: &[u32], propose: bool) -> usize {
-        let mark = self.posting_text.len();
-        self.query = self.query.wrapping_add(1);
-        self.proposals.clear();
-        for &id in ids.iter().filter(|&&id| id != UNSHARED) {
-            let node = self.posting_text.len() as u32;
-            self.posting_text.push(text as u32);
-            let previous = std::mem::replace(&mut self.head[id as usize], node);
-            self.next.push(previous);
-            let mut node = if propose { previous } else { END };
-            while node != END {
-                let other = self.posting_text[node as usize];
-                let seen = &mut self.seen_by[other as usize];
-                if *seen != self.query {
-                    *seen = self.query;
-                    self.proposals.push(other);
-                }
-                node = self.next[node as usize];
-            }
-        }
-        mark
-    }
-
-    /// Takes out the postings of the last [`insert`](Self::insert), given its `ids` and mark: they
-    /// head their chains, so each chain is restored to what it was.
-    pub(super) fn retract(&mut self, ids: &[u32], mark: usize) {
-        let shared = ids.iter().filter(|&&id| id != UNSHARED);
-        for (&id, &previous) in shared.zip(&self.next[mark..]) {
-            self.head[id as usize] = previous;
-        }
-        self.posting_text.truncate(mark);
-        self.next.truncate(mark);
-    }
-
-    /// The first proposed text (smallest index) whose similarity with `set` reaches the threshold.
-    /// `set_of` gives the shingle set of an earlier text; `hint` is a verification done earlier
-    /// (see [`Hint`]), used if its text is proposed.
-    pub(super) fn first_match<'s>(
-        &mut self,
-        set_of: impl Fn(usize) -> &'s [u64],
-        set: &[u64],
-        hint: Option<Hint>,
-    ) -> Option<(usize, f64)> {
-        if set.is_empty() || self.proposals.is_empty() {
-            return None;
-        }
-        self.proposals.sort_unstable();
-        let mut query_loaded = false;
-        for &other in &self.proposals {
-            if let Some(hint) = hint.filter(|hint| hint.text == other) {
-                match hint.similarity {
-                    Some(similarity) => return Some((other as usize, similarity)),
-                    None => continue,
-                }
-            }
-            let other_set = set_of(other as usize);
-            if min_overlap(self.threshold, set.len(), other_set.len()).is_none() {
-                continue;
-            }
-            if !query_loaded {
-                load(&mut self.query_set, set);
-                query_loaded = true;
-            }
-            if let Some(similarity) = verify(self.threshold, &self.query_set, set.len(), other_set) {
-                return Some((other as usize, similarity));
-            }
-        }
-        None
-    }
-}
-
-/// A verification done ahead of the sequential pass: the similarity of a text with `text` if it
-/// reaches the threshold, else `None`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Hint {
-    pub(super) text: u32,
-    pub(super) similarity: Option<f64>,
-}
-
-impl Hint {
-    /// Verifies `set` against `other_set` (the set of text `other`), with `scratch` as the set
-    /// to load `set` into.
-    pub(super) fn verify(threshold: f64, set: &[u64], other: usize, other_set: &[u64], scratch: &mut TokenSet) -> Self {
-        let similarity = if set.is_empty() || min_overlap(threshold, set.len(), other_set.len()).is_none() {
-            None
-        } else {
-            load(scratch, set);
-            verify(threshold, scratch, set.len(), other_set)
-        };
-        Self {
-            text: other as u32,
-            similarity,
-        }
-    }
-}
-
-/// Fills `query_set` with `set`.
-fn load(query_set: &mut TokenSet, set: &[u64]) {
-    query_set.clear(set.len());
-    for &token in set {
-        query_set.insert(token);
-    }
-}
-
-/// The similarity of a set of `len` tokens (loaded in `query_set`) with `other_set`, if it
-/// reaches the threshold. Shared tokens are counted only until the rest of `other_set` could no
-/// longer bring the count to what the threshold needs.
-fn verify(threshold: f64, query_set: &TokenSet, len: usize, other_set: &[u64]) -> Option<f64> {
-    let needed = min_overlap(threshold, len, other_set.len())?;
-    let mut shared = 0;
-    for (seen, &token) in other_set.iter().enumerate() {
-        if shared + (other_set.len() - seen) < needed {
-            break;
-        }
-        shared += usize::from(query_set.contains(token));
-    }
-    (shared >= needed).then(|| similarity_from_counts(shared, len, other_set.len()))
-}
-
-/// The smallest overlap at which two sets of `len_a` and `len_b` tokens reach the threshold, or
-/// `None` if no overlap can (the length filter: `J <= min / max`).
-///
-/// Computed with the same [`similarity_from_counts`] the verdict uses, so the cut is exactly where
-/// the definition puts it, floating-point rounding included.
-fn min_overlap(threshold: f64, len_a: usize, len_b: usize) -> Option<usize> {
-    let most = len_a.min(len_b);
-    if most == 0 || similarity_from_counts(most, len_a, len_b) < threshold {
-        return None;
-    }
-    // J = o / (a + b - o) >= t  <=>  o >= t (a + b) / (1 + t); start just below and step up.
-    let estimate = threshold * (len_a + len_b) as f64 / (1.0 + threshold);
-    let mut overlap = (estimate.floor() as usize).saturating_sub(1).min(most);
-    while similarity_from_counts(overlap, len_a, len_b) < threshold {
-        overlap += 1;
-    }
-    Some(overlap)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,7 +277,7 @@ mod tests {
             .map(|_| {
                 (0..20)
                     .map(|_| {
-                        state = super::super::finish(state.wrapping_add(1));
+                        state = crate::dedup::hashing::finish(state.wrapping_add(1));
                         state
                     })
                     .collect()

@@ -1,0 +1,139 @@
+//! Hashing: a word's 64-bit hash and the key of a text's word sequence.
+
+use std::hash::Hasher;
+
+pub(super) const MUL: u64 = 0x517c_c1b7_2722_0a95;
+
+/// OR-ing this into the bytes of an ASCII alphanumeric run lower-cases its letters and leaves its
+/// digits as they are.
+pub(super) const ASCII_LOWER: u64 = 0x2020_2020_2020_2020;
+
+/// The hash of one normalised word, given as its bytes; `lower` is OR-ed into them first
+/// ([`ASCII_LOWER`] for a run of ASCII alphanumerics as it stands in the text, 0 for a word that is
+/// already lower-case), so both [`Word`](super::definition::Word) forms of one word hash alike.
+///
+/// A word of up to 8 bytes (most words) is its bytes as an integer, finalised: a bijection, so
+/// short words never collide. Longer words are folded 8 bytes at a time, FxHash-style.
+#[inline]
+pub(super) fn hash_word(bytes: &[u8], lower: u64) -> u64 {
+    match bytes.len() {
+        0..=7 => hash_short_word(load_tail(bytes) | lower, bytes.len()),
+        8 => hash_short_word(load_8(bytes) | lower, 8),
+        _ => hash_long_word(bytes, lower),
+    }
+}
+
+/// [`hash_word`] of a word of 1 to 8 bytes, from `raw`: the word's bytes (lower-cased) in its
+/// low `len` bytes, anything in the others.
+#[inline]
+pub(super) fn hash_short_word(raw: u64, len: usize) -> u64 {
+    finish(raw & (u64::MAX >> (64 - 8 * len)))
+}
+
+/// [`hash_word`] of a word of more than 8 bytes.
+#[inline(never)]
+pub(super) fn hash_long_word(bytes: &[u8], lower: u64) -> u64 {
+    let mut h = bytes.len() as u64;
+    let mut blocks = bytes.chunks_exact(8);
+    for block in &mut blocks {
+        h = (h.rotate_left(5) ^ (load_8(block) | lower)).wrapping_mul(MUL);
+    }
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        // Only the bytes present are lower-cased: the zero padding must stay zero.
+        let tail = (load_tail(rest) | lower) & (u64::MAX >> (64 - 8 * rest.len()));
+        h = (h.rotate_left(5) ^ tail).wrapping_mul(MUL);
+    }
+    finish(h)
+}
+
+/// The first 8 bytes of `bytes` (at least 8) as a little-endian integer.
+#[inline]
+pub(super) fn load_8(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// `rest` (at most 7 bytes) as a little-endian integer padded with zeros, read without a copy into
+/// a buffer (which costs a call and a stalled load on the hot path). Overlapping reads put the same
+/// byte in the same place, so OR-ing them is exact.
+#[inline]
+pub(super) fn load_tail(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    match n {
+        0 => 0,
+        1..=3 => u64::from(rest[0]) | u64::from(rest[n / 2]) << (8 * (n / 2)) | u64::from(rest[n - 1]) << (8 * (n - 1)),
+        _ => {
+            let low = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+            let high = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]);
+            u64::from(low) | u64::from(high) << (8 * (n - 4))
+        }
+    }
+}
+
+/// The SplitMix64 finaliser: spreads entropy to the low bits the hash tables index by.
+#[inline]
+pub(super) fn finish(mut h: u64) -> u64 {
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// A 64-bit key of a word-hash sequence (length included), for grouping equal texts.
+#[inline]
+pub(super) fn sequence_key(words: &[u64]) -> u64 {
+    finish(words.iter().fold(key_start(words.len()), |h, &w| key_step(h, w)))
+}
+
+/// The state a [`sequence_key`] of `len` words starts from.
+#[inline]
+pub(super) fn key_start(len: usize) -> u64 {
+    len as u64 ^ 0x243f_6a88_85a3_08d3
+}
+
+/// One word folded into a [`sequence_key`].
+#[inline]
+pub(super) fn key_step(h: u64, word: u64) -> u64 {
+    (h.rotate_left(23) ^ word).wrapping_mul(MUL)
+}
+
+/// A hasher for keys that are already well-mixed 64-bit hashes: it passes them through.
+#[derive(Default)]
+pub(super) struct PremixedHasher(u64);
+
+impl Hasher for PremixedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by our keys; fold anything else in so the hasher stays correct.
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(MUL);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_and_built_words_hash_alike() {
+        for word in ["x", "abc", "abcdefg", "abcdefgh", "abcdefghijklmnopq", "r2d2"] {
+            let upper = word.to_ascii_uppercase();
+            assert_eq!(
+                hash_word(upper.as_bytes(), ASCII_LOWER),
+                hash_word(word.as_bytes(), 0),
+                "{word}"
+            );
+        }
+    }
+}

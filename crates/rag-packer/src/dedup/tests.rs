@@ -1,0 +1,396 @@
+//! The dedup against its definition: all pairs on small inputs, an exact inverted index on large
+//! ones, and every parallel path.
+
+use std::collections::{BTreeSet, HashMap};
+
+use proptest::prelude::*;
+
+use super::hashing::finish;
+use super::near::PARALLEL_MIN_HINTS;
+use super::prepare::PARALLEL_MIN_BYTES;
+use super::*;
+
+/// The definition, pair by pair, with the public string functions: what the index must equal.
+fn all_pairs(texts: &[Option<&str>], anchors: usize, threshold: f64, size: usize) -> Vec<DedupVerdict> {
+    let norm: Vec<Option<String>> = texts.iter().map(|t| t.map(normalise)).collect();
+    let sets: Vec<BTreeSet<String>> = norm
+        .iter()
+        .map(|t| {
+            let words: Vec<&str> = t
+                .as_deref()
+                .unwrap_or("")
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .collect();
+            shingles(&words, size)
+        })
+        .collect();
+    let mut kept: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for i in 0..texts.len() {
+        if norm[i].is_none() {
+            out.push(DedupVerdict::Kept);
+            continue;
+        }
+        if i < anchors {
+            kept.push(i);
+            out.push(DedupVerdict::Kept);
+            continue;
+        }
+        if let Some(&of) = kept.iter().find(|&&k| norm[k] == norm[i]) {
+            out.push(DedupVerdict::ExactDuplicate { of });
+            continue;
+        }
+        if let Some((of, similarity)) = kept
+            .iter()
+            .map(|&k| (k, jaccard(&sets[i], &sets[k])))
+            .find(|&(_, j)| j >= threshold)
+        {
+            out.push(DedupVerdict::NearDuplicate { of, similarity });
+            continue;
+        }
+        kept.push(i);
+        out.push(DedupVerdict::Kept);
+    }
+    out
+}
+
+#[test]
+fn hash_dedup_keeps_the_first_and_never_drops_anchors() {
+    let texts = [
+        Some("Same text."),
+        Some("same TEXT"),
+        None,
+        Some("same text"),
+        Some("new"),
+    ];
+    assert_eq!(
+        hash_dedup(&texts, 2),
+        [
+            DedupVerdict::Kept,
+            DedupVerdict::Kept,
+            DedupVerdict::Kept,
+            DedupVerdict::ExactDuplicate { of: 0 },
+            DedupVerdict::Kept
+        ]
+    );
+}
+
+#[test]
+fn near_dedup_reports_the_first_kept_match() {
+    // The knapsack seed's scenario: the same paragraph in two document versions.
+    let v1 = "Rerankers score the query and the document together with full cross attention";
+    let v2 = "Rerankers score the query and the document together with full cross attention.";
+    let v3 = "Rerankers score the query and the document together with full cross attention today";
+    let other = "Bi-encoders embed queries and documents separately for fast vector search";
+    let texts = [Some(other), Some(v1), Some(v2), Some(v3)];
+    let verdicts = jaccard_dedup(&texts, 0, 0.8, 3).unwrap();
+    assert_eq!(verdicts[0], DedupVerdict::Kept);
+    assert_eq!(verdicts[1], DedupVerdict::Kept);
+    assert_eq!(verdicts[2], DedupVerdict::ExactDuplicate { of: 1 });
+    assert_eq!(
+        verdicts[3],
+        DedupVerdict::NearDuplicate {
+            of: 1,
+            similarity: 10.0 / 11.0
+        }
+    );
+    assert_eq!(verdicts, all_pairs(&texts, 0, 0.8, 3));
+}
+
+#[test]
+fn a_dropped_text_is_not_a_reference_for_later_ones() {
+    // b is a near duplicate of the anchor a; c is identical to b but must point at a.
+    let a = "one two three four five six seven eight nine ten";
+    let b = "one two three four five six seven eight nine ten eleven";
+    let texts = [Some(a), Some(b), Some(b)];
+    let verdicts = jaccard_dedup(&texts, 1, 0.8, 2).unwrap();
+    assert!(matches!(verdicts[1], DedupVerdict::NearDuplicate { of: 0, .. }));
+    assert!(matches!(verdicts[2], DedupVerdict::NearDuplicate { of: 0, .. }));
+}
+
+#[test]
+fn invalid_near_settings_are_errors() {
+    for threshold in [0.0, -0.5, 1.5, f64::NAN] {
+        let err = jaccard_dedup(&[], 0, threshold, 5).unwrap_err();
+        assert!(err.to_string().contains("jaccard threshold must be in (0, 1]"), "{err}");
+    }
+    let err = jaccard_dedup(&[], 0, 0.8, 0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid packer configuration: shingle size must be at least 1"
+    );
+}
+
+/// The definition, with an inverted index from shingle string to kept texts instead of all
+/// pairs (a text sharing no shingle with a kept one has similarity 0): fast enough for
+/// thousands of texts in a debug build.
+fn indexed_reference(texts: &[Option<&str>], anchors: usize, threshold: f64, size: usize) -> Vec<DedupVerdict> {
+    let sets: Vec<BTreeSet<String>> = texts
+        .iter()
+        .map(|t| shingles(&normalised_words(t.unwrap_or("")), size))
+        .collect();
+    let mut kept_text: HashMap<String, usize> = HashMap::new();
+    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let Some(text) = text else {
+            out.push(DedupVerdict::Kept);
+            continue;
+        };
+        let norm = normalise(text);
+        let verdict = if i < anchors {
+            DedupVerdict::Kept
+        } else if let Some(&of) = kept_text.get(&norm) {
+            DedupVerdict::ExactDuplicate { of }
+        } else {
+            let mut candidates: Vec<usize> = sets[i]
+                .iter()
+                .flat_map(|s| postings.get(s.as_str()).into_iter().flatten().copied())
+                .collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            candidates
+                .into_iter()
+                .map(|k| (k, jaccard(&sets[i], &sets[k])))
+                .find(|&(_, j)| j >= threshold)
+                .map_or(DedupVerdict::Kept, |(of, similarity)| DedupVerdict::NearDuplicate {
+                    of,
+                    similarity,
+                })
+        };
+        if verdict == DedupVerdict::Kept {
+            kept_text.entry(norm).or_insert(i);
+            for s in &sets[i] {
+                postings.entry(s.as_str()).or_default().push(i);
+            }
+        }
+        out.push(verdict);
+    }
+    out
+}
+
+#[test]
+fn every_parallel_path_equals_the_definition_at_scale() {
+    // Enough texts and bytes for the parallel per-text pass, the parallel shared-token search
+    // and the first verifications ahead; a boilerplate sentence in a third of the texts, so
+    // some shingles are common; near copies, exact and re-cased copies, `None`s, empty texts.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state = finish(state.wrapping_add(1));
+        state
+    };
+    let boilerplate = "see the documentation for more details about the refund window";
+    let bases: Vec<Vec<String>> = (0..300)
+        .map(|_| (0..(20 + next() % 20)).map(|_| format!("w{}", next() % 4000)).collect())
+        .collect();
+    let texts: Vec<Option<String>> = (0..2600)
+        .map(|i| {
+            let mut words = bases[(next() % 300) as usize].clone();
+            for _ in 0..next() % 10 {
+                let at = (next() % words.len() as u64) as usize;
+                words[at] = format!("x{}", next() % 80);
+            }
+            let mut text = words.join(" ");
+            if i % 3 == 0 {
+                text = format!("{boilerplate} {text}");
+            }
+            match i % 211 {
+                0 => None,
+                1 => Some(String::new()),
+                2 => Some(text.to_uppercase()),
+                _ => Some(text),
+            }
+        })
+        .collect();
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+    assert!(refs.len() >= PARALLEL_MIN_HINTS);
+    assert!(refs.iter().flatten().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES);
+    for (anchors, threshold, size) in [(0, 0.8, 5), (7, 0.6, 2)] {
+        let got = jaccard_dedup(&refs, anchors, threshold, size).unwrap();
+        assert!(got.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+        assert_eq!(
+            got,
+            indexed_reference(&refs, anchors, threshold, size),
+            "{threshold} {size}"
+        );
+    }
+}
+
+#[test]
+fn verifying_first_candidates_ahead_changes_no_verdict() {
+    // Clusters of near copies (some below the threshold, some exact, some empty) so that
+    // first candidates are kept, dropped, above and below the threshold.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state = finish(state.wrapping_add(1));
+        state
+    };
+    let bases: Vec<Vec<String>> = (0..40)
+        .map(|_| (0..30).map(|_| format!("w{}", next() % 3000)).collect())
+        .collect();
+    let texts: Vec<Option<String>> = (0..600)
+        .map(|i| {
+            let mut words = bases[(next() % 40) as usize].clone();
+            for _ in 0..next() % 8 {
+                let at = (next() % 30) as usize;
+                words[at] = format!("x{}", next() % 50);
+            }
+            match i % 97 {
+                0 => None,
+                1 => Some(String::new()),
+                _ => Some(words.join(" ")),
+            }
+        })
+        .collect();
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+    let order: Vec<usize> = (0..refs.len()).collect();
+    for (anchors, threshold, size) in [(0, 0.8, 3), (5, 0.7, 2), (0, 0.95, 1)] {
+        let prepared = PreparedTexts::new(&refs, Some((threshold, size)));
+        let hinted = prepared.verdicts_hinted(&refs, &order, anchors, true);
+        assert_eq!(hinted, prepared.verdicts_hinted(&refs, &order, anchors, false));
+        assert_eq!(hinted, all_pairs(&refs, anchors, threshold, size), "{threshold} {size}");
+        assert!(hinted.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+    }
+}
+
+#[test]
+fn the_parallel_pass_equals_the_all_pairs_definition() {
+    // Enough text to cross PARALLEL_MIN_BYTES, so blocks are analysed on the rayon pool: a few
+    // base texts, each repeated with a growing number of words replaced, so similarities
+    // spread around the threshold, plus exact copies (some in a different case) and `None`s.
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let bases: Vec<Vec<String>> = (0..12)
+        .map(|_| (0..160).map(|_| format!("w{}", next() % 5_000)).collect())
+        .collect();
+    let mut texts: Vec<Option<String>> = Vec::new();
+    for i in 0..360 {
+        let mut words = bases[i % bases.len()].clone();
+        for _ in 0..(i / bases.len()) % 15 {
+            let at = (next() % words.len() as u64) as usize;
+            words[at] = format!("new{}", next() % 100);
+        }
+        let text = words.join(" ");
+        let previous = texts.last().cloned().flatten();
+        texts.push(match i % 29 {
+            0 => None,
+            7 => previous.map(|t| t.to_uppercase()),
+            13 => previous,
+            _ => Some(text),
+        });
+    }
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+    assert!(refs.iter().flatten().map(|t| t.len()).sum::<usize>() > PARALLEL_MIN_BYTES);
+    for (anchors, threshold, size) in [(0, 0.8, 5), (3, 0.9, 3), (0, 0.5, 1)] {
+        let verdicts = jaccard_dedup(&refs, anchors, threshold, size).unwrap();
+        assert!(verdicts.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+        assert!(
+            verdicts
+                .iter()
+                .any(|v| matches!(v, DedupVerdict::ExactDuplicate { .. }))
+        );
+        assert_eq!(
+            verdicts,
+            all_pairs(&refs, anchors, threshold, size),
+            "{threshold} {size}"
+        );
+        assert_eq!(hash_dedup(&refs, anchors), all_pairs(&refs, anchors, 2.0, size));
+    }
+}
+
+fn small_text() -> impl Strategy<Value = Option<String>> {
+    // A tiny vocabulary makes near duplicates frequent, so the property is exercised.
+    let word = prop::sample::select(vec!["a", "b", "c", "d", "e", "Ab", "x"]);
+    prop::option::weighted(0.95, prop::collection::vec(word, 0..9).prop_map(|w| w.join(" ")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn near_dedup_equals_the_all_pairs_definition(
+        texts in prop::collection::vec(small_text(), 0..24),
+        anchors in 0usize..4,
+        threshold in prop::sample::select(vec![0.1, 0.34, 0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
+        size in 1usize..4,
+    ) {
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
+    }
+
+    #[test]
+    fn prepared_texts_in_any_order_give_the_verdicts_of_that_order(
+        texts in prop::collection::vec(small_text(), 0..24),
+        anchors in 0usize..4,
+        rotate in 0usize..24,
+        threshold in prop::sample::select(vec![0.34, 0.6, 0.8, 1.0]),
+        near in any::<bool>(),
+    ) {
+        // The packer prepares texts in input order and asks for verdicts in priority order.
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        let mut order: Vec<usize> = (0..refs.len()).rev().collect();
+        let by = rotate.min(order.len());
+        order.rotate_left(by);
+        let in_priority: Vec<Option<&str>> = order.iter().map(|&i| refs[i]).collect();
+        let (settings, want) = if near {
+            (Some((threshold, 2)), jaccard_dedup(&in_priority, anchors, threshold, 2).unwrap())
+        } else {
+            (None, hash_dedup(&in_priority, anchors))
+        };
+        prop_assert_eq!(PreparedTexts::new(&refs, settings).verdicts(&refs, &order, anchors), want);
+    }
+
+    #[test]
+    fn near_dedup_equals_all_pairs_on_long_mutated_texts(
+        base in prop::collection::vec(long_word(), 10..60),
+        edits in prop::collection::vec(prop::collection::vec((any::<prop::sample::Index>(), long_word()), 0..6), 1..20),
+        anchors in 0usize..3,
+        threshold in prop::sample::select(vec![0.3, 0.5, 0.7, 0.8, 0.85, 0.9, 0.95]),
+        size in 1usize..6,
+    ) {
+        // Variants of one text, a few words replaced each: sets long enough that prefixes are
+        // much shorter than the sets, with similarities spread around every threshold.
+        let texts: Vec<Option<String>> = edits
+            .iter()
+            .map(|edit| {
+                let mut words = base.clone();
+                for (at, word) in edit {
+                    let at = at.index(words.len());
+                    words[at] = word.clone();
+                }
+                Some(words.join(" "))
+            })
+            .collect();
+        let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+        prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
+        prop_assert_eq!(hash_dedup(&refs, anchors), all_pairs(&refs, anchors, 2.0, size));
+    }
+
+}
+
+fn long_word() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "alpha",
+        "Beta",
+        "gamma",
+        "DELTA",
+        "épée",
+        "Straße",
+        "İzmir",
+        "naïve",
+        "x",
+        "y",
+        "z",
+        "3.5",
+        "ab-cd",
+        "verylongwordindeed",
+        "ÇA",
+        "über",
+    ])
+    .prop_map(str::to_owned)
+}
