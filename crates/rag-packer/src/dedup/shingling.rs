@@ -20,9 +20,9 @@ pub(super) fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tok
         return sequence_key(words);
     }
     let window = size.min(words.len());
-    // Room for four times the shingles: at a load of at most 1/8, a probe almost always finds
-    // a free slot first, which keeps the branch predictable.
-    seen.clear(4 * (words.len() - window + 1));
+    // Eight slots per shingle: at a load of at most 1/8, a probe almost always finds a free slot
+    // first, which keeps the branch predictable.
+    seen.clear(8 * (words.len() - window + 1));
     let mut push = |shingle: u64| {
         if seen.insert(shingle) {
             tokens.push(shingle);

@@ -11,6 +11,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::dedup::table::StampedTable;
+
 /// In [`SharedTokens::ids`]: a token no other text's prefix has.
 pub(super) const UNSHARED: u32 = u32::MAX;
 
@@ -108,22 +110,35 @@ impl SharedTokens {
 
         // Per partition: (position, number within the partition) of every shared token, in one
         // pass: a token's second occurrence numbers it and records its first.
-        let count_partition = |table: &mut CountTable, p: usize| {
-            table.clear(scattered.iter().map(|part| part.bounds[p + 1] - part.bounds[p]).sum());
+        let count_partition = |table: &mut StampedTable<Occurrence>, p: usize| {
+            // Four slots per token: a load of at most 1/4 keeps most probes at their first slot.
+            table.clear(
+                4 * scattered
+                    .iter()
+                    .map(|part| part.bounds[p + 1] - part.bounds[p])
+                    .sum::<usize>(),
+            );
             let mut shared = Vec::new();
             let mut numbered = 0u32;
             for part in &scattered {
                 let range = part.bounds[p]..part.bounds[p + 1];
                 for (&token, &position) in part.tokens[range.clone()].iter().zip(&part.positions[range]) {
-                    let (slot, found) = table.slot(token);
-                    if !found {
-                        table.insert(slot, token, position);
-                        continue;
-                    }
-                    let number = match table.numbers[slot] {
+                    let slot = match table.find(token) {
+                        Ok(slot) => slot,
+                        Err(free) => {
+                            let seen_once = Occurrence {
+                                first: position,
+                                number: UNSHARED,
+                            };
+                            table.occupy(free, token, seen_once);
+                            continue;
+                        }
+                    };
+                    let occurrence = table.value_mut(slot);
+                    let number = match occurrence.number {
                         UNSHARED => {
-                            table.numbers[slot] = numbered;
-                            shared.push((table.firsts[slot], numbered));
+                            occurrence.number = numbered;
+                            shared.push((occurrence.first, numbered));
                             numbered += 1;
                             numbered - 1
                         }
@@ -137,10 +152,10 @@ impl SharedTokens {
         let found: Vec<(Vec<(u32, u32)>, usize)> = if parallel {
             (0..partitions)
                 .into_par_iter()
-                .map_init(CountTable::default, count_partition)
+                .map_init(StampedTable::default, count_partition)
                 .collect()
         } else {
-            let mut table = CountTable::default();
+            let mut table = StampedTable::default();
             (0..partitions).map(|p| count_partition(&mut table, p)).collect()
         };
         let mut count = 0;
@@ -198,58 +213,14 @@ fn text_ranges(starts: &[usize], parts: usize) -> Vec<Range<usize>> {
     ranges
 }
 
-/// An open-addressing table from token to where it was first seen and its number (once it has
-/// been seen twice), reused from partition to partition and cleared in O(1).
-#[derive(Default)]
-struct CountTable {
-    tokens: Vec<u64>,
+/// What the count of one partition knows about a token: where it was first seen, and its number
+/// once it has been seen twice.
+#[derive(Clone, Copy, Default)]
+struct Occurrence {
     /// The position of the token's first occurrence.
-    firsts: Vec<u32>,
+    first: u32,
     /// The token's number, or [`UNSHARED`] while it was seen once.
-    numbers: Vec<u32>,
-    /// A slot is occupied when its stamp equals `generation`.
-    stamps: Vec<u32>,
-    generation: u32,
-}
-
-impl CountTable {
-    fn clear(&mut self, capacity: usize) {
-        // A load of at most 1/4 keeps most probes at their first slot.
-        let wanted = (capacity * 4).next_power_of_two().max(16);
-        if wanted > self.tokens.len() {
-            self.tokens = vec![0; wanted];
-            self.firsts = vec![0; wanted];
-            self.numbers = vec![0; wanted];
-            self.stamps = vec![0; wanted];
-            self.generation = 0;
-        }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.stamps.fill(0);
-            self.generation = 1;
-        }
-    }
-
-    /// The slot holding `token`, or the free slot where it belongs, and whether it was found.
-    fn slot(&self, token: u64) -> (usize, bool) {
-        let mask = self.tokens.len() - 1;
-        let mut slot = token as usize & mask;
-        while self.stamps[slot] == self.generation {
-            if self.tokens[slot] == token {
-                return (slot, true);
-            }
-            slot = (slot + 1) & mask;
-        }
-        (slot, false)
-    }
-
-    /// Fills the free `slot` with `token`, first seen at `position`.
-    fn insert(&mut self, slot: usize, token: u64, position: u32) {
-        self.stamps[slot] = self.generation;
-        self.tokens[slot] = token;
-        self.firsts[slot] = position;
-        self.numbers[slot] = UNSHARED;
-    }
+    number: u32,
 }
 
 #[cfg(test)]

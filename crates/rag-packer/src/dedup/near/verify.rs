@@ -30,7 +30,8 @@ impl Hint {
 
 /// Fills `query_set` with `set`.
 pub(super) fn load(query_set: &mut TokenSet, set: &[u64]) {
-    query_set.clear(set.len());
+    // Two slots per token: a load of at most one half.
+    query_set.clear(2 * set.len());
     for &token in set {
         query_set.insert(token);
     }
