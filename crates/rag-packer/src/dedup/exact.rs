@@ -2,19 +2,18 @@
 //! and confirmed on the texts.
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+
+use rustc_hash::FxBuildHasher;
 
 use super::DedupVerdict;
 use super::definition::normalise;
-use super::hashing::PremixedHasher;
 use super::prepare::{BLOCK_TEXTS, Block};
 
 /// Groups equal normalised texts by the keys of the per-text pass, taking the texts in `order`:
 /// returns, per position `p`, the first position whose text has the same normalised text (`p`
 /// itself if none came before), or `None` for a `None` text.
 pub(super) fn group_equal_texts(texts: &[Option<&str>], blocks: &[Block], order: &[usize]) -> Vec<Option<usize>> {
-    let mut groups: HashMap<u64, usize, BuildHasherDefault<PremixedHasher>> =
-        HashMap::with_capacity_and_hasher(order.len(), BuildHasherDefault::default());
+    let mut groups: HashMap<u64, usize, FxBuildHasher> = HashMap::with_capacity_and_hasher(order.len(), FxBuildHasher);
     // Representatives that share a key, chained: almost always a chain of one.
     let mut same_key: Vec<usize> = vec![usize::MAX; order.len()];
     let mut representative = Vec::with_capacity(order.len());

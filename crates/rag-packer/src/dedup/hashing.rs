@@ -2,7 +2,7 @@
 
 use std::hash::Hasher;
 
-pub(super) const MUL: u64 = 0x517c_c1b7_2722_0a95;
+use rustc_hash::FxHasher;
 
 /// OR-ing this into the bytes of an ASCII alphanumeric run lower-cases its letters and leaves its
 /// digits as they are.
@@ -33,6 +33,7 @@ pub(super) fn hash_short_word(raw: u64, len: usize) -> u64 {
 /// [`hash_word`] of a word of more than 8 bytes.
 #[inline(never)]
 pub(super) fn hash_long_word(bytes: &[u8], lower: u64) -> u64 {
+    const MUL: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = bytes.len() as u64;
     let mut blocks = bytes.chunks_exact(8);
     for block in &mut blocks {
@@ -82,43 +83,24 @@ pub(super) fn finish(mut h: u64) -> u64 {
     h ^ (h >> 31)
 }
 
-/// A 64-bit key of a word-hash sequence (length included), for grouping equal texts.
+/// A 64-bit key of a word-hash sequence (length included), for grouping equal texts. Equal
+/// sequences have equal keys; a collision only costs a comparison of the normalised texts, so
+/// FxHash's quality is enough.
 #[inline]
 pub(super) fn sequence_key(words: &[u64]) -> u64 {
-    finish(words.iter().fold(key_start(words.len()), |h, &w| key_step(h, w)))
+    let mut key = key_start(words.len());
+    for &word in words {
+        key.write_u64(word);
+    }
+    key.finish()
 }
 
-/// The state a [`sequence_key`] of `len` words starts from.
+/// The state a [`sequence_key`] of `len` words starts from; each word is then written to it.
 #[inline]
-pub(super) fn key_start(len: usize) -> u64 {
-    len as u64 ^ 0x243f_6a88_85a3_08d3
-}
-
-/// One word folded into a [`sequence_key`].
-#[inline]
-pub(super) fn key_step(h: u64, word: u64) -> u64 {
-    (h.rotate_left(23) ^ word).wrapping_mul(MUL)
-}
-
-/// A hasher for keys that are already well-mixed 64-bit hashes: it passes them through.
-#[derive(Default)]
-pub(super) struct PremixedHasher(u64);
-
-impl Hasher for PremixedHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by our keys; fold anything else in so the hasher stays correct.
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(MUL);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
+pub(super) fn key_start(len: usize) -> FxHasher {
+    let mut key = FxHasher::default();
+    key.write_usize(len);
+    key
 }
 
 #[cfg(test)]

@@ -1,6 +1,10 @@
 //! Shingling: a text's set of word shingles as 64-bit hashes, rolled from its word hashes.
 
-use super::hashing::{MUL, finish, key_start, key_step, sequence_key};
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+
+use super::hashing::{finish, key_start, sequence_key};
 use super::table::TokenSet;
 
 /// Appends the distinct shingle hashes of a text given as its word hashes, in order of first
@@ -10,8 +14,8 @@ use super::table::TokenSet;
 /// next window's hash follows from the last one in three operations whatever the shingle size.
 /// Word hashes are finalised (uniform over 64 bits), so two different shingles collide with
 /// probability about 2^-64; a shingle that repeats words still stays within 2^-60, since the
-/// rotations are distinct as long as the size is at most 64. Larger sizes fold the words with
-/// multiplications instead.
+/// rotations are distinct as long as the size is at most 64. Larger sizes hash each window with
+/// FxHash instead, finalised.
 ///
 /// Returns the text's [`sequence_key`], computed in the same loop: on its own, that loop's chain
 /// of multiplications is pure latency, while here other work fills it.
@@ -30,28 +34,30 @@ pub(super) fn push_shingles(words: &[u64], size: usize, seen: &mut TokenSet, tok
     };
     if window > 64 {
         for w in words.windows(window) {
-            push(finish(
-                w.iter()
-                    .fold(0u64, |h, word| (h.rotate_left(5) ^ word).wrapping_mul(MUL)),
-            ));
+            let mut h = FxHasher::default();
+            for &word in w {
+                h.write_u64(word);
+            }
+            push(finish(h.finish()));
         }
         return sequence_key(words);
     }
     let last = (window - 1) as u32;
-    let mut key = words[..window]
-        .iter()
-        .fold(key_start(words.len()), |h, &w| key_step(h, w));
+    let mut key = key_start(words.len());
+    for &word in &words[..window] {
+        key.write_u64(word);
+    }
     let mut shingle = words[..window]
         .iter()
         .zip(0u32..)
         .fold(0u64, |h, (&word, k)| h ^ word.rotate_left(k));
     push(shingle);
     for (&leaving, &entering) in words.iter().zip(&words[window..]) {
-        key = key_step(key, entering);
+        key.write_u64(entering);
         shingle = (shingle ^ leaving).rotate_right(1) ^ entering.rotate_left(last);
         push(shingle);
     }
-    finish(key)
+    key.finish()
 }
 
 #[cfg(test)]
