@@ -99,6 +99,24 @@ fn near_dedup_reports_the_first_kept_match() {
 }
 
 #[test]
+fn headings_that_differ_in_one_long_word_are_not_near_duplicates() {
+    // Their word hashes once collided, which made the second a near duplicate at similarity 1.
+    let texts = [
+        Some("## `dns.resolveCaa(hostname, callback)`"),
+        Some("## `dns.resolveSoa(hostname, callback)`"),
+    ];
+    for size in [1, 3, 5] {
+        let verdicts = jaccard_dedup(&texts, 0, 0.8, size).unwrap();
+        assert_eq!(
+            verdicts,
+            [DedupVerdict::Kept, DedupVerdict::Kept],
+            "shingle size {size}"
+        );
+        assert_eq!(verdicts, all_pairs(&texts, 0, 0.8, size));
+    }
+}
+
+#[test]
 fn a_dropped_text_is_not_a_reference_for_later_ones() {
     // b is a near duplicate of the anchor a; c is identical to b but must point at a.
     let a = "one two three four five six seven eight nine ten";
