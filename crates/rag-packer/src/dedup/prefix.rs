@@ -29,8 +29,8 @@ pub(super) fn prefix_len(threshold: f64, len: usize) -> usize {
 ///
 /// Prefix filtering needs one global order of shingles, and common ones last keeps the indexed
 /// prefixes, and so the posting lists probed, short: in plain hash order, the shingles of a
-/// boilerplate sentence land in a fifth of all prefixes and the index degrades to all pairs
-/// (measured: 20 times slower at 10,000 texts). *Any* order is correct as long as it is the same
+/// boilerplate sentence land in a large share of all prefixes and the index degrades towards all
+/// pairs (`docs/performance.md` has the figures). *Any* order is correct as long as it is the same
 /// for every text, so "common" may be an estimate: it is counted on every 16th text, in a sketch
 /// (a collision only makes a shingle count as common too, which costs nothing but a little
 /// filtering), and a shingle seen 4 times there (in about 64 texts in all) is common.
@@ -147,8 +147,8 @@ pub(super) fn grow_to(buffer: &mut Vec<u64>, len: usize) {
 ///
 /// Shingle hashes are uniform, so the `p`-th smallest of `n` is near `p / n` of the range: one
 /// branch-free pass keeps the values under a cut a little above that, and only those (about
-/// `p + 3 sqrt(p)`) are selected among, instead of all `n`. If too few fall under the cut (about
-/// once in a thousand sets), all of them are.
+/// `p + 3 sqrt(p)`) are selected among, instead of all `n`. If too few fall under the cut (rarely:
+/// it is three standard deviations above the expected `p`-th value), all of them are.
 #[inline]
 fn move_smallest_first(values: &mut [u64], p: usize, low: &mut Vec<u64>, high: &mut Vec<u64>) {
     let n = values.len();

@@ -33,8 +33,8 @@ pub(super) struct Block {
     /// With shingling, per text, where its set ends in `tokens`.
     ends: Vec<usize>,
     /// With shingling, a copy of each text's prefix (see [`move_prefix_first`]), one after the
-    /// other, so that the shared-token search reads them from one compact array instead of from
-    /// all over `tokens` (where nearly every prefix was a cache miss).
+    /// other, so that the shared-token search reads them from one compact array: read from all
+    /// over `tokens`, nearly every prefix would be a cache miss.
     prefixes: Vec<u64>,
     /// Per text, where its prefix ends in `prefixes`.
     prefix_ends: Vec<usize>,

@@ -188,27 +188,47 @@ fn indexed_reference(texts: &[Option<&str>], anchors: usize, threshold: f64, siz
     out
 }
 
+/// Deterministic random words for the tests at scale (SplitMix64 from a seed).
+struct RandomWords(u64);
+
+impl RandomWords {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = finish(self.0.wrapping_add(1));
+        self.0 % n
+    }
+
+    /// `len` words from `w0` to `w{vocabulary - 1}`.
+    fn words(&mut self, len: u64, vocabulary: u64) -> Vec<String> {
+        (0..len).map(|_| format!("w{}", self.below(vocabulary))).collect()
+    }
+
+    /// Replaces `edits` words of `words`, each by one of `{prefix}0` to `{prefix}{choices - 1}`.
+    fn edit(&mut self, words: &mut [String], edits: u64, prefix: &str, choices: u64) {
+        for _ in 0..edits {
+            let at = self.below(words.len() as u64) as usize;
+            words[at] = format!("{prefix}{}", self.below(choices));
+        }
+    }
+}
+
 #[test]
 fn every_parallel_path_equals_the_definition_at_scale() {
     // Enough texts and bytes for the parallel per-text pass, the parallel shared-token search
     // and the first verifications ahead; a boilerplate sentence in a third of the texts, so
     // some shingles are common; near copies, exact and re-cased copies, `None`s, empty texts.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state = finish(state.wrapping_add(1));
-        state
-    };
+    let mut random = RandomWords(0x2545_f491_4f6c_dd1d);
     let boilerplate = "see the documentation for more details about the refund window";
     let bases: Vec<Vec<String>> = (0..300)
-        .map(|_| (0..(20 + next() % 20)).map(|_| format!("w{}", next() % 4000)).collect())
+        .map(|_| {
+            let len = 20 + random.below(20);
+            random.words(len, 4000)
+        })
         .collect();
     let texts: Vec<Option<String>> = (0..2600)
         .map(|i| {
-            let mut words = bases[(next() % 300) as usize].clone();
-            for _ in 0..next() % 10 {
-                let at = (next() % words.len() as u64) as usize;
-                words[at] = format!("x{}", next() % 80);
-            }
+            let mut words = bases[random.below(300) as usize].clone();
+            let edits = random.below(10);
+            random.edit(&mut words, edits, "x", 80);
             let mut text = words.join(" ");
             if i % 3 == 0 {
                 text = format!("{boilerplate} {text}");
@@ -239,21 +259,13 @@ fn every_parallel_path_equals_the_definition_at_scale() {
 fn verifying_first_candidates_ahead_changes_no_verdict() {
     // Clusters of near copies (some below the threshold, some exact, some empty) so that
     // first candidates are kept, dropped, above and below the threshold.
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state = finish(state.wrapping_add(1));
-        state
-    };
-    let bases: Vec<Vec<String>> = (0..40)
-        .map(|_| (0..30).map(|_| format!("w{}", next() % 3000)).collect())
-        .collect();
+    let mut random = RandomWords(0x9e37_79b9_7f4a_7c15);
+    let bases: Vec<Vec<String>> = (0..40).map(|_| random.words(30, 3000)).collect();
     let texts: Vec<Option<String>> = (0..600)
         .map(|i| {
-            let mut words = bases[(next() % 40) as usize].clone();
-            for _ in 0..next() % 8 {
-                let at = (next() % 30) as usize;
-                words[at] = format!("x{}", next() % 50);
-            }
+            let mut words = bases[random.below(40) as usize].clone();
+            let edits = random.below(8);
+            random.edit(&mut words, edits, "x", 50);
             match i % 97 {
                 0 => None,
                 1 => Some(String::new()),

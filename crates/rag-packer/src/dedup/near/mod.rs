@@ -50,8 +50,8 @@ pub(super) fn verdicts(
     // Each text's first proposal is nearly always the first text whose prefix shares one of
     // its tokens, and at most the texts before it are kept or not, which the sequential pass
     // decides. So that pair is verified first, in parallel; the pass then uses the result if
-    // that text is proposed (one verification per text at most, so a flood of copies of one
-    // text costs no more than before).
+    // that text is proposed. At most one verification per text is done ahead, so a flood of
+    // copies of one text adds no work.
     let hint_for = |scratch: &mut TokenSet, p: usize| -> Option<Hint> {
         if representative[p] != Some(p) || p < anchors {
             return None;
@@ -90,7 +90,7 @@ pub(super) fn verdicts(
                 let ids = shared.of(p);
                 // Indexed before it is known to be kept: one pass over its shared tokens both
                 // finds the earlier texts sharing them and files this one; a text found to be
-                // a duplicate (about one in ten) is taken out again.
+                // a duplicate (the rarer case) is taken out again.
                 let mark = index.insert(p, ids, p >= anchors);
                 match index.first_match(set_at, set_at(p), hints[p]) {
                     Some((of, similarity)) => {
