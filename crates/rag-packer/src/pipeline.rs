@@ -338,7 +338,7 @@ impl ContextPacker {
 
         // Stages 4-5: dedup in priority order, pinned first; `of` indexes this same order.
         let priority: Vec<usize> = pinned.iter().chain(&ranked).copied().collect();
-        let verdicts = prepared.verdicts(&texts, &priority, pinned.len());
+        let (verdicts, near_fallback) = prepared.verdicts(&texts, &priority, pinned.len());
         drop((prepared, texts));
         let ranked_verdicts = &verdicts[pinned.len()..];
 
@@ -360,7 +360,7 @@ impl ContextPacker {
                 document: documents.as_ref().map_or(0, |numbers| numbers[s]),
             })
             .collect();
-        let mut notes = Vec::new();
+        let mut notes: Vec<String> = near_fallback.iter().map(ToString::to_string).collect();
         let (chosen, strategy) = match config.strategy {
             SelectionStrategy::Greedy => (
                 fit_to_budget(&items, room, config.max_per_document),

@@ -45,6 +45,7 @@ use std::sync::atomic::AtomicBool;
 use rag_core::PackerError;
 
 pub use definition::{content_hash, jaccard, normalise, normalised_words, shingles};
+pub(crate) use near::NearFallback;
 pub(crate) use prepare::PARALLEL_MIN_BYTES;
 
 mod definition;
@@ -96,7 +97,7 @@ pub enum DedupVerdict {
 /// ```
 pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
     let order: Vec<usize> = (0..texts.len()).collect();
-    PreparedTexts::new(texts, None).verdicts(texts, &order, anchors)
+    PreparedTexts::new(texts, None).verdicts(texts, &order, anchors).0
 }
 
 /// Exact and near dedup in one pass: each text is first checked for an exact duplicate, then for a
@@ -106,6 +107,12 @@ pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
 /// first kept `j < i` with the same normalised text, else a near duplicate of the first kept
 /// `j < i` with `jaccard(shingles(i), shingles(j)) >= threshold`. Errors if `threshold` is not in
 /// `(0, 1]` or `shingle_size` is 0.
+///
+/// The exact search has a work bound linear in the input (64 units per shingle, plus 2^24), which
+/// only boilerplate-heavy inputs at low thresholds reach. Past it, the remaining texts are
+/// compared through MinHash LSH: a near duplicate it reports is still verified on the full
+/// shingle sets, but it may miss one (see `docs/reference/packer.md`). A `tracing` warning says
+/// where that happened; the packer also reports it in `PackedContext::notes`.
 ///
 /// Only the first text of each group of equal normalised texts is looked up: a later one has the
 /// same shingles, and the texts kept before it are those kept before the first plus later ones
@@ -131,7 +138,9 @@ pub fn jaccard_dedup(
 ) -> Result<Vec<DedupVerdict>, PackerError> {
     check_near_config(threshold, shingle_size)?;
     let order: Vec<usize> = (0..texts.len()).collect();
-    Ok(PreparedTexts::new(texts, Some((threshold, shingle_size))).verdicts(texts, &order, anchors))
+    Ok(PreparedTexts::new(texts, Some((threshold, shingle_size)))
+        .verdicts(texts, &order, anchors)
+        .0)
 }
 
 /// The part of dedup that does not depend on the priority order, done once per text: word hashes,
@@ -164,23 +173,31 @@ impl PreparedTexts {
 
     /// The verdicts for the prepared `texts` taken in priority order: position `p` of the result
     /// is about `texts[order[p]]`, and `of` is a position in `order`. The first `anchors` are
-    /// always kept. `order` must list each text at most once.
-    pub(crate) fn verdicts(&self, texts: &[Option<&str>], order: &[usize], anchors: usize) -> Vec<DedupVerdict> {
-        self.verdicts_hinted(texts, order, anchors, order.len() >= near::PARALLEL_MIN_HINTS)
+    /// always kept. `order` must list each text at most once. With near dedup, the second value
+    /// says where it went approximate, if it did (see `near/mod.rs`).
+    pub(crate) fn verdicts(
+        &self,
+        texts: &[Option<&str>],
+        order: &[usize],
+        anchors: usize,
+    ) -> (Vec<DedupVerdict>, Option<NearFallback>) {
+        self.verdicts_with(texts, order, anchors, order.len() >= near::PARALLEL_MIN_HINTS, None)
     }
 
-    /// [`verdicts`](Self::verdicts), with or without the parallel first verifications.
-    fn verdicts_hinted(
+    /// [`verdicts`](Self::verdicts), with or without the parallel first verifications, and with
+    /// the work bound of the exact search given (`None`: the default for the input).
+    fn verdicts_with(
         &self,
         texts: &[Option<&str>],
         order: &[usize],
         anchors: usize,
         hinted: bool,
-    ) -> Vec<DedupVerdict> {
+        bound: Option<u64>,
+    ) -> (Vec<DedupVerdict>, Option<NearFallback>) {
         let representative = exact::group_equal_texts(texts, &self.sets.blocks, order);
         match self.threshold {
-            None => exact::verdicts(&representative, anchors),
-            Some(threshold) => near::verdicts(&self.sets, order, &representative, anchors, threshold, hinted),
+            None => (exact::verdicts(&representative, anchors), None),
+            Some(threshold) => near::verdicts(&self.sets, order, &representative, anchors, threshold, hinted, bound),
         }
     }
 }

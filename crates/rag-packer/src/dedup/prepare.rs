@@ -188,6 +188,11 @@ impl ShingleSets {
         &block.tokens[block.range(text % BLOCK_TEXTS)]
     }
 
+    /// How many shingles all the sets hold together.
+    pub(super) fn shingles(&self) -> usize {
+        self.blocks.iter().map(|block| block.tokens.len()).sum()
+    }
+
     /// The prefix of `text`'s set.
     pub(super) fn prefix(&self, text: usize) -> &[u64] {
         self.blocks[text / BLOCK_TEXTS].prefix(text % BLOCK_TEXTS)

@@ -277,8 +277,9 @@ fn verifying_first_candidates_ahead_changes_no_verdict() {
     let order: Vec<usize> = (0..refs.len()).collect();
     for (anchors, threshold, size) in [(0, 0.8, 3), (5, 0.7, 2), (0, 0.95, 1)] {
         let prepared = PreparedTexts::new(&refs, Some((threshold, size)));
-        let hinted = prepared.verdicts_hinted(&refs, &order, anchors, true);
-        assert_eq!(hinted, prepared.verdicts_hinted(&refs, &order, anchors, false));
+        let (hinted, fallback) = prepared.verdicts_with(&refs, &order, anchors, true, None);
+        assert_eq!(fallback, None);
+        assert_eq!(hinted, prepared.verdicts_with(&refs, &order, anchors, false, None).0);
         assert_eq!(hinted, all_pairs(&refs, anchors, threshold, size), "{threshold} {size}");
         assert!(hinted.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
     }
@@ -334,6 +335,148 @@ fn the_parallel_pass_equals_the_all_pairs_definition() {
     }
 }
 
+/// What near dedup promises past its work bound, checked against the definition: the texts before
+/// the fallback get the definition's verdicts; after it, exact duplicates are still exact, and a
+/// near duplicate always reaches the threshold, at the similarity it reports, with a text kept
+/// before it (it may be missed, never made up).
+fn assert_sound(
+    texts: &[Option<&str>],
+    anchors: usize,
+    threshold: f64,
+    size: usize,
+    verdicts: &[DedupVerdict],
+    exact: usize,
+) {
+    assert_eq!(verdicts[..exact], all_pairs(&texts[..exact], anchors, threshold, size));
+    let norm: Vec<Option<String>> = texts.iter().map(|t| t.map(normalise)).collect();
+    let set = |p: usize| shingles(&normalised_words(texts[p].unwrap_or("")), size);
+    let kept_before = |p: usize| (0..p).filter(|&q| verdicts[q] == DedupVerdict::Kept && norm[q].is_some());
+    for p in exact..texts.len() {
+        let first_equal = kept_before(p).find(|&q| norm[q] == norm[p]);
+        match verdicts[p] {
+            _ if norm[p].is_none() || p < anchors => assert_eq!(verdicts[p], DedupVerdict::Kept, "{p}"),
+            DedupVerdict::ExactDuplicate { of } => assert_eq!(Some(of), first_equal, "{p}"),
+            DedupVerdict::NearDuplicate { of, similarity } => {
+                assert_eq!(first_equal, None, "{p}");
+                assert!(of < p && verdicts[of] == DedupVerdict::Kept, "{p} of {of}");
+                assert_eq!(similarity, jaccard(&set(p), &set(of)), "{p} of {of}");
+                assert!(similarity >= threshold, "{p} of {of}: {similarity}");
+            }
+            DedupVerdict::Kept => assert_eq!(first_equal, None, "{p}"),
+        }
+    }
+}
+
+/// `count` texts of 10 sentences each, drawn from a pool of 40 sentences of 12 to 20 words: every
+/// shingle is common, which makes the exact search verify nearly every pair.
+fn boilerplate(random: &mut RandomWords, count: usize) -> Vec<String> {
+    let pool: Vec<String> = (0..40)
+        .map(|_| {
+            let len = 12 + random.below(9);
+            random.words(len, 300).join(" ")
+        })
+        .collect();
+    (0..count)
+        .map(|_| {
+            let sentences: Vec<&str> = (0..10).map(|_| pool[random.below(40) as usize].as_str()).collect();
+            sentences.join(". ")
+        })
+        .collect()
+}
+
+#[test]
+fn past_its_work_bound_near_dedup_goes_approximate_and_says_where() {
+    let mut random = RandomWords(0x5eed_0b01);
+    let mut texts = boilerplate(&mut random, 300);
+    // Some exact copies, so that exact duplicates are decided past the bound too.
+    for i in (0..300).step_by(37) {
+        texts.push(texts[i].to_uppercase());
+    }
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+    let order: Vec<usize> = (0..refs.len()).collect();
+    let (anchors, threshold, size) = (3, 0.5, 3);
+    let prepared = PreparedTexts::new(&refs, Some((threshold, size)));
+
+    let (exact, fallback) = prepared.verdicts_with(&refs, &order, anchors, false, None);
+    assert_eq!(fallback, None, "below the default bound");
+    assert_eq!(exact, all_pairs(&refs, anchors, threshold, size));
+    assert!(exact.iter().any(|v| matches!(v, DedupVerdict::NearDuplicate { .. })));
+
+    let (verdicts, fallback) = prepared.verdicts_with(&refs, &order, anchors, false, Some(200_000));
+    let fallback = fallback.expect("past a bound of 200,000 units");
+    assert!(fallback.exact > anchors && fallback.exact < 300, "{}", fallback.exact);
+    assert_eq!((fallback.texts, fallback.bound), (refs.len(), 200_000));
+    assert!(
+        fallback.to_string().starts_with(&format!(
+            "near dedup fell back to MinHash LSH after the first {} of {} chunks in rank order: the exact search \
+             passed its work bound of 200000 units; later chunks were compared through 42 bands of 3 of 128 hashes",
+            fallback.exact,
+            refs.len()
+        )),
+        "{fallback}"
+    );
+    assert_sound(&refs, anchors, threshold, size, &verdicts, fallback.exact);
+    assert!(
+        verdicts[fallback.exact..]
+            .iter()
+            .any(|v| matches!(v, DedupVerdict::ExactDuplicate { .. }))
+    );
+}
+
+#[test]
+fn the_approximate_search_finds_near_copies() {
+    // Near copies (one word in a hundred replaced: J about 0.9 for 5-word shingles) among
+    // unrelated texts, decided past a bound of zero: each is proposed and verified.
+    let mut random = RandomWords(0xc0_91e5);
+    let originals: Vec<Vec<String>> = (0..200).map(|_| random.words(100, 50_000)).collect();
+    // Each of the first 100 originals followed by its copy: the first copy is the first text that
+    // costs the exact search any work, so every later one is decided by the approximate search.
+    let mut texts: Vec<String> = Vec::new();
+    for (i, original) in originals.iter().enumerate() {
+        texts.push(original.join(" "));
+        if i < 100 {
+            let mut copy = original.clone();
+            random.edit(&mut copy, 1, "new", 1_000);
+            texts.push(copy.join(" "));
+        }
+    }
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+    let order: Vec<usize> = (0..refs.len()).collect();
+    let prepared = PreparedTexts::new(&refs, Some((0.5, 5)));
+    let (verdicts, fallback) = prepared.verdicts_with(&refs, &order, 0, false, Some(0));
+    let exact = fallback.expect("past a bound of zero").exact;
+    assert_eq!(exact, 2);
+    assert_sound(&refs, 0, 0.5, 5, &verdicts, exact);
+    assert_eq!(verdicts, all_pairs(&refs, 0, 0.5, 5));
+    assert_eq!(
+        verdicts
+            .iter()
+            .filter(|v| matches!(v, DedupVerdict::NearDuplicate { .. }))
+            .count(),
+        100
+    );
+}
+
+#[test]
+fn the_fallback_gives_the_same_verdicts_on_any_number_of_threads() {
+    // Large enough for every parallel path (the per-text pass, the shared tokens, the first
+    // verifications ahead, the band keys of several windows).
+    let mut random = RandomWords(0x7_4ead5);
+    let texts = boilerplate(&mut random, 5_000);
+    let refs: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+    assert!(refs.iter().flatten().map(|t| t.len()).sum::<usize>() >= PARALLEL_MIN_BYTES);
+    let order: Vec<usize> = (0..refs.len()).rev().collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            PreparedTexts::new(&refs, Some((0.5, 5))).verdicts_with(&refs, &order, 0, true, Some(1_000_000))
+        })
+    };
+    let (one, fallback) = run(1);
+    assert!(fallback.as_ref().is_some_and(|f| f.exact < 1_000));
+    assert_eq!(run(3), (one, fallback));
+}
+
 fn small_text() -> impl Strategy<Value = Option<String>> {
     // A tiny vocabulary makes near duplicates frequent, so the property is exercised.
     let word = prop::sample::select(vec!["a", "b", "c", "d", "e", "Ab", "x"]);
@@ -343,14 +486,19 @@ fn small_text() -> impl Strategy<Value = Option<String>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
     #[test]
-    fn near_dedup_equals_the_all_pairs_definition(
+    fn near_dedup_equals_the_all_pairs_definition_and_past_a_bound_drops_only_real_duplicates(
         texts in prop::collection::vec(small_text(), 0..24),
         anchors in 0usize..4,
         threshold in prop::sample::select(vec![0.1, 0.34, 0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
         size in 1usize..4,
+        bound in 0u64..40,
     ) {
         let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
         prop_assert_eq!(jaccard_dedup(&refs, anchors, threshold, size).unwrap(), all_pairs(&refs, anchors, threshold, size));
+        let order: Vec<usize> = (0..refs.len()).collect();
+        let prepared = PreparedTexts::new(&refs, Some((threshold, size)));
+        let (verdicts, fallback) = prepared.verdicts_with(&refs, &order, anchors, false, Some(bound));
+        assert_sound(&refs, anchors, threshold, size, &verdicts, fallback.map_or(refs.len(), |f| f.exact));
     }
 
     #[test]
@@ -372,7 +520,7 @@ proptest! {
         } else {
             (None, hash_dedup(&in_priority, anchors))
         };
-        prop_assert_eq!(PreparedTexts::new(&refs, settings).verdicts(&refs, &order, anchors), want);
+        prop_assert_eq!(PreparedTexts::new(&refs, settings).verdicts(&refs, &order, anchors).0, want);
     }
 
     #[test]

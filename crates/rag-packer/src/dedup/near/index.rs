@@ -1,7 +1,7 @@
 //! The index: the shared prefix tokens of the kept texts, and the proposals a new text gets from it.
 
 use super::candidates::UNSHARED;
-use super::verify::{Hint, load, min_overlap, verify};
+use super::verify::{Hint, load, verification_work, verify};
 use crate::dedup::table::TokenSet;
 
 /// The inverted index over the shared prefix tokens of the kept texts: probing it with a text's
@@ -19,6 +19,9 @@ pub(super) struct PrefixIndex {
     query: u32,
     /// The current text's full set, filled only when a proposal needs verifying.
     query_set: TokenSet,
+    /// The work done so far: one unit per posting walked and per proposal considered, plus the
+    /// tokens of every set a verification may probe.
+    work: u64,
 }
 
 const END: u32 = u32::MAX;
@@ -34,7 +37,13 @@ impl PrefixIndex {
             proposals: Vec::new(),
             query: 0,
             query_set: TokenSet::default(),
+            work: 0,
         }
+    }
+
+    /// The work done so far (see the field).
+    pub(super) fn work(&self) -> u64 {
+        self.work
     }
 
     /// Indexes the shared tokens among `ids` (a text's [`SharedTokens::of`](super::candidates::SharedTokens::of)) as those of `text`;
@@ -51,6 +60,7 @@ impl PrefixIndex {
             self.next.push(previous);
             let mut node = if propose { previous } else { END };
             while node != END {
+                self.work += 1;
                 let other = self.posting_text[node as usize];
                 let seen = &mut self.seen_by[other as usize];
                 if *seen != self.query {
@@ -89,16 +99,20 @@ impl PrefixIndex {
         self.proposals.sort_unstable();
         let mut query_loaded = false;
         for &other in &self.proposals {
+            self.work += 1;
             if let Some(hint) = hint.filter(|hint| hint.text == other) {
+                self.work += u64::from(hint.work);
                 match hint.similarity {
                     Some(similarity) => return Some((other as usize, similarity)),
                     None => continue,
                 }
             }
             let other_set = set_of(other as usize);
-            if min_overlap(self.threshold, set.len(), other_set.len()).is_none() {
+            let work = verification_work(self.threshold, set.len(), other_set.len());
+            if work == 0 {
                 continue;
             }
+            self.work += work;
             if !query_loaded {
                 load(&mut self.query_set, set);
                 query_loaded = true;

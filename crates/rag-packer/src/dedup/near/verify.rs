@@ -9,13 +9,17 @@ use crate::dedup::table::TokenSet;
 pub(super) struct Hint {
     pub(super) text: u32,
     pub(super) similarity: Option<f64>,
+    /// The work the verification counts for (see [`verification_work`]), so that the work of the
+    /// search does not depend on whether it was done ahead.
+    pub(super) work: u32,
 }
 
 impl Hint {
     /// Verifies `set` against `other_set` (the set of text `other`), with `scratch` as the set
     /// to load `set` into.
     pub(super) fn verify(threshold: f64, set: &[u64], other: usize, other_set: &[u64], scratch: &mut TokenSet) -> Self {
-        let similarity = if set.is_empty() || min_overlap(threshold, set.len(), other_set.len()).is_none() {
+        let work = verification_work(threshold, set.len(), other_set.len());
+        let similarity = if set.is_empty() || work == 0 {
             None
         } else {
             load(scratch, set);
@@ -24,7 +28,17 @@ impl Hint {
         Self {
             text: other as u32,
             similarity,
+            work: work.try_into().unwrap_or(u32::MAX),
         }
+    }
+}
+
+/// What verifying a set of `len` tokens against one of `other_len` costs, in the work units of the
+/// search: the tokens of the other set it may probe, or 0 when the length filter decides alone.
+pub(super) fn verification_work(threshold: f64, len: usize, other_len: usize) -> u64 {
+    match min_overlap(threshold, len, other_len) {
+        Some(_) => other_len as u64,
+        None => 0,
     }
 }
 
