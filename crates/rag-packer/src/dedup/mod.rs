@@ -108,7 +108,7 @@ pub fn hash_dedup(texts: &[Option<&str>], anchors: usize) -> Vec<DedupVerdict> {
 /// `j < i` with `jaccard(shingles(i), shingles(j)) >= threshold`. Errors if `threshold` is not in
 /// `(0, 1]` or `shingle_size` is 0.
 ///
-/// The exact search has a work bound linear in the input (64 units per shingle, plus 2^24), which
+/// The exact search has a work bound linear in the input (32 units per shingle, plus 2^24), which
 /// only boilerplate-heavy inputs at low thresholds reach. Past it, the remaining texts are
 /// compared through MinHash LSH: a near duplicate it reports is still verified on the full
 /// shingle sets, but it may miss one (see `docs/reference/packer.md`). A `tracing` warning says

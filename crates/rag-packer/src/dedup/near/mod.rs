@@ -35,7 +35,7 @@ mod minhash;
 mod verify;
 
 /// Work units the exact search may spend per shingle of the input (see [`work_bound`]).
-const WORK_PER_SHINGLE: u64 = 64;
+const WORK_PER_SHINGLE: u64 = 32;
 
 /// Work units the exact search may always spend, so that small inputs are always exact.
 const WORK_FLOOR: u64 = 1 << 24;
