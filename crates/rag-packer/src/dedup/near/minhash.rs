@@ -105,17 +105,17 @@ pub(super) fn push_band_keys(set: &[u64], bands: Bands, minima: &mut [u64; HASHE
 /// they agree on a filled one, and a filled value never equals a value of its own.
 fn densify(minima: &mut [u64; HASHES]) {
     let filled = *minima;
-    for bin in 0..HASHES {
-        if filled[bin] != u64::MAX {
-            continue;
-        }
-        if let Some((distance, &value)) = (1..HASHES)
-            .map(|distance| (distance, &filled[(bin + distance) % HASHES]))
-            .find(|&(_, &value)| value != u64::MAX)
-        {
+    // One pass backwards over two turns of the circle finds, for every bin of the first turn, the
+    // nearest non-empty bin after it.
+    let mut nearest = None;
+    for at in (0..2 * HASHES).rev() {
+        if filled[at % HASHES] != u64::MAX {
+            nearest = Some(at);
+        } else if let (true, Some(source)) = (at < HASHES, nearest) {
             // A bin's own values have its number in the top bits; a mixed value almost surely
             // does not, and the mix is a bijection for each distance.
-            minima[bin] = finish(value ^ (distance as u64).rotate_right(BIN_SHIFT));
+            let distance = (source - at) as u64;
+            minima[at] = finish(filled[source % HASHES] ^ distance.rotate_right(BIN_SHIFT));
         }
     }
 }
@@ -245,9 +245,8 @@ impl LshIndex {
     }
 }
 
-/// Texts whose band keys are computed together, on the pool, ahead of the sequential pass: the
-/// keys cost `HASHES` operations per shingle, the bulk of the fallback's work, and computing them
-/// a window at a time keeps their memory bounded.
+/// Texts whose band keys are computed together, on the pool, ahead of the sequential pass (each
+/// text's keys depend on its set alone); a window at a time keeps their memory bounded.
 const WINDOW: usize = 4096;
 
 /// The fallback's part of the sequential pass: the LSH index of the kept texts, and the band keys
@@ -385,6 +384,29 @@ mod tests {
         let mut none = Vec::new();
         push_band_keys(&[], bands, &mut minima, &mut none);
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn densifying_fills_each_empty_bin_from_the_nearest_filled_one_after_it() {
+        for size in [1u64, 2, 5, 50, 300] {
+            let mut minima = [u64::MAX; HASHES];
+            for t in (0..size).map(|i| finish(i + 1000 * size)) {
+                let bin = (t >> BIN_SHIFT) as usize;
+                minima[bin] = minima[bin].min(t);
+            }
+            let filled = minima;
+            densify(&mut minima);
+            for bin in 0..HASHES {
+                let want = (0..HASHES)
+                    .map(|distance| (distance, filled[(bin + distance) % HASHES]))
+                    .find(|&(_, value)| value != u64::MAX)
+                    .map(|(distance, value)| match distance {
+                        0 => value,
+                        _ => finish(value ^ (distance as u64).rotate_right(BIN_SHIFT)),
+                    });
+                assert_eq!(Some(minima[bin]), want, "size {size}, bin {bin}");
+            }
+        }
     }
 
     #[test]
