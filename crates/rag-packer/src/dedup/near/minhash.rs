@@ -37,7 +37,7 @@ pub(super) const HASHES: usize = 128;
 
 /// The kept texts read per bucket a text falls in, best-ranked first: a bucket that holds more
 /// stops proposing its later members through that band.
-pub(super) const BUCKET_WALK: usize = 16;
+pub(super) const BUCKET_WALK: usize = 64;
 
 /// The candidates verified per text: those that agree with it on the most bands (then the
 /// best-ranked), in rank order.
