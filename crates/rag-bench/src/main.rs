@@ -386,21 +386,18 @@ fn ragctl_figures(table: &mut Table, ragctl: &Path, corpus_dir: &Path, work: &Pa
     }
     let mut walls = vec![];
     for _ in 0..if quick { 1 } else { 3 } {
-        let mut cmd = Command::new(ragctl);
-        cmd.args([
-            "pack",
-            "refund window",
-            "--tenant",
-            "bench",
-            "--strategy",
-            "knapsack",
-            "--jaccard-threshold",
-            "0.8",
-            "--budget",
-            "8000",
-            "--input",
-        ])
-        .arg(&big);
+        let cmd = ragctl_pack(
+            ragctl,
+            &[
+                "--strategy",
+                "knapsack",
+                "--jaccard-threshold",
+                "0.8",
+                "--budget",
+                "8000",
+            ],
+            &big,
+        );
         walls.push(run_child(cmd).wall.as_secs_f64());
     }
     let w = median(&walls);
@@ -410,6 +407,16 @@ fn ragctl_figures(table: &mut Table, ragctl: &Path, corpus_dir: &Path, work: &Pa
         "< 2000 ms",
         Some(w < 2.0),
     );
+}
+
+/// `ragctl pack "refund window" --tenant bench FLAGS --input INPUT`.
+fn ragctl_pack(ragctl: &Path, flags: &[&str], input: &Path) -> Command {
+    let mut cmd = Command::new(ragctl);
+    cmd.args(["pack", "refund window", "--tenant", "bench"])
+        .args(flags)
+        .arg("--input")
+        .arg(input);
+    cmd
 }
 
 /// Near dedup's worst case (issue 12): `ragctl pack --jaccard-threshold 0.5` on 2,000 to 16,000
@@ -428,20 +435,7 @@ fn near_worst_figures(table: &mut Table, ragctl: &Path, work: &Path, runs: usize
         if !input.exists() {
             write_jsonl(&input, &chunks[..n]);
         }
-        let pack = || {
-            let mut cmd = Command::new(ragctl);
-            cmd.args([
-                "pack",
-                "refund window",
-                "--tenant",
-                "bench",
-                "--jaccard-threshold",
-                "0.5",
-            ])
-            .args(["--format", "json", "--input"])
-            .arg(&input);
-            cmd
-        };
+        let pack = || ragctl_pack(ragctl, &["--jaccard-threshold", "0.5", "--format", "json"], &input);
         let output = pack().stderr(Stdio::inherit()).output().unwrap();
         assert!(output.status.success(), "{:?} failed", pack());
         let packed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();

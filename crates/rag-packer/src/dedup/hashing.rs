@@ -123,6 +123,20 @@ mod tests {
         }
     }
 
+    /// Every word of `prefix` followed by one byte of each of `last`.
+    fn words(prefix: &[u8], last: [&[u8]; 3]) -> impl Iterator<Item = Vec<u8>> {
+        let [a, b, c] = last;
+        a.iter().flat_map(move |&x| {
+            b.iter().flat_map(move |&y| {
+                c.iter().map(move |&z| {
+                    let mut word = prefix.to_vec();
+                    word.extend([x, y, z]);
+                    word
+                })
+            })
+        })
+    }
+
     #[test]
     fn long_words_that_differ_in_their_last_letters_hash_apart() {
         // Every 10-byte word "resolve" + three letters or digits: a difference in the top bits of
@@ -130,13 +144,8 @@ mod tests {
         // let it, and near dedup dropped the heading `dns.resolveSoa` as a copy of `resolveCaa`).
         let alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789";
         let mut hashes = std::collections::HashSet::new();
-        for &a in alphabet {
-            for &b in alphabet {
-                for &c in alphabet {
-                    let word = [b'r', b'e', b's', b'o', b'l', b'v', b'e', a, b, c];
-                    assert!(hashes.insert(hash_word(&word, 0)), "{}", String::from_utf8_lossy(&word));
-                }
-            }
+        for word in words(b"resolve", [alphabet, alphabet, alphabet]) {
+            assert!(hashes.insert(hash_word(&word, 0)), "{}", String::from_utf8_lossy(&word));
         }
         assert_ne!(hash_word(b"resolvesoa", 0), hash_word(b"resolvecaa", 0));
     }
@@ -147,14 +156,9 @@ mod tests {
         // and the collision bound of shingles needs all 64 bits uniform. FxHash's finish (a
         // rotation) would give words that share their first five bytes the same top 38 bits.
         let alphabet = b"abcdefghijklmnopqrstuvwxyz";
-        let mut top_bins = std::collections::HashSet::new();
-        for &a in alphabet {
-            for &b in alphabet {
-                for &c in &alphabet[..4] {
-                    top_bins.insert(hash_word(&[b'r', b'e', b'f', b'u', b'n', a, b, c], 0) >> 57);
-                }
-            }
-        }
+        let top_bins: std::collections::HashSet<u64> = words(b"refun", [alphabet, alphabet, &alphabet[..4]])
+            .map(|word| hash_word(&word, 0) >> 57)
+            .collect();
         // 2,704 words over 128 bins: a uniform hash leaves none empty but by a tiny chance.
         assert!(top_bins.len() >= 120, "{} of 128 bins", top_bins.len());
     }
