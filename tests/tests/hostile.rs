@@ -10,7 +10,10 @@ use std::sync::{Arc, OnceLock};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
 use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
-use rag_contract::packer::{PackerCase, PackerSpec, check_packer};
+use rag_contract::packer::{
+    Dedup, PackerCase, PackerSpec, check_packer, priority_order, reference_jaccard, reference_normalise,
+    reference_shingles,
+};
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
     ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
@@ -472,6 +475,120 @@ fn deep_metadata_and_unknown_fields_are_packed_unchanged() {
     c.extra.insert("embedding_model".into(), serde_json::json!("e5"));
     let packed = pack(config(SelectionStrategy::Greedy), vec![c.clone()], 100).unwrap();
     assert_eq!(packed.chunks, [c]);
+}
+
+/// `n` chunks of 10 sentences each, drawn with repetition from one pool of 40 sentences of 12 to 20
+/// words (issue 12's worst case for near dedup: every shingle is common, and at Jaccard 0.5 nearly
+/// every pair is verified), with token counts and distinct scores.
+fn boilerplate_chunks(n: usize) -> Vec<Chunk> {
+    let mut state = 0x0b01_1e4fu64;
+    let mut below = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n
+    };
+    let pool: Vec<String> = (0..40)
+        .map(|_| {
+            let words: Vec<String> = (0..12 + below(9)).map(|_| format!("w{}", below(600))).collect();
+            format!("{}.", words.join(" "))
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let sentences: Vec<&str> = (0..10).map(|_| pool[below(40) as usize].as_str()).collect();
+            let mut c = chunk(&format!("b{i:05}"), &sentences.join(" "), (n - i) as f64 / n as f64);
+            c.token_count = Some(200);
+            c
+        })
+        .collect()
+}
+
+fn near_config(threshold: f64) -> PackerConfig {
+    config(SelectionStrategy::Greedy).with_jaccard_threshold(Some(threshold))
+}
+
+#[test]
+fn boilerplate_near_dedup_goes_approximate_past_its_work_bound_and_says_so() {
+    // 16,000 of these took minutes with the exact search alone (the benchmark, `rag-bench --only
+    // near`, times them). Past its work bound the search goes approximate, says so in the notes,
+    // and still drops only chunks that are near duplicates by the definition.
+    let chunks = boilerplate_chunks(2_000);
+    let packed = pack(near_config(0.5), chunks.clone(), 4_000).unwrap();
+    assert_eq!(packed.notes.len(), 1, "{:?}", packed.notes);
+    let note = &packed.notes[0];
+    assert!(
+        note.starts_with("near dedup fell back to MinHash LSH after the first ") && note.contains(" of 2000 chunks"),
+        "{note}"
+    );
+    let by_id: std::collections::HashMap<&str, &Chunk> = chunks.iter().map(|c| (c.id.as_str(), c)).collect();
+    let rank: std::collections::HashMap<&str, usize> = priority_order(&chunks)
+        .into_iter()
+        .enumerate()
+        .map(|(r, i)| (chunks[i].id.as_str(), r))
+        .collect();
+    let duplicates: std::collections::HashSet<&str> = packed
+        .dropped
+        .iter()
+        .filter(|d| d.reason.is_duplicate())
+        .map(|d| d.id.as_str())
+        .collect();
+    let shingles = |id: &str| reference_shingles(&reference_normalise(by_id[id].content().unwrap()), 5);
+    let mut near = 0;
+    for dropped in &packed.dropped {
+        let (of, similarity) = match &dropped.reason {
+            DropReason::NearDuplicate { of, similarity } => (of.as_str(), *similarity),
+            DropReason::ExactDuplicate { of } => {
+                let text = |id: &str| reference_normalise(by_id[id].content().unwrap());
+                assert_eq!(text(dropped.id.as_str()), text(of.as_str()), "{}", dropped.id);
+                continue;
+            }
+            _ => continue,
+        };
+        near += 1;
+        let id = dropped.id.as_str();
+        assert!(rank[of] < rank[id] && !duplicates.contains(of), "{id} of {of}");
+        let exact = reference_jaccard(&shingles(id), &shingles(of));
+        assert!(
+            (exact - similarity).abs() <= 1e-9 && similarity >= 0.5,
+            "{id} of {of}: {similarity} ({exact})"
+        );
+    }
+    assert!(near > 0, "the set has near duplicates at 0.5");
+}
+
+#[test]
+fn boilerplate_below_the_work_bound_is_deduplicated_exactly() {
+    // With near copies: 20 of the chunks again without their last sentence.
+    let mut chunks = boilerplate_chunks(300);
+    for i in 0..20 {
+        let text = chunks[i].content().unwrap();
+        let shortened = &text[..text[..text.len() - 1].rfind('.').unwrap() + 1];
+        let mut copy = chunk(&format!("n{i:02}"), shortened, 0.0);
+        copy.token_count = Some(180);
+        chunks.push(copy);
+    }
+    let case = PackerCase::new("300 boilerplate chunks and 20 near copies", ctx(), chunks, 4_000);
+    let packer = ContextPacker::new(near_config(0.5)).unwrap();
+    let run = |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_blocking(ctx, chunks, budget);
+    let counter = counter();
+    let spec = PackerSpec {
+        dedup: Dedup::Near {
+            threshold: 0.5,
+            shingle_size: 5,
+        },
+        ..PackerSpec::new(counter.as_ref())
+    };
+    let report = check_packer(&run, &spec, &case);
+    assert!(report.passed(), "{report}");
+    let packed = run(&case.ctx, case.chunks.clone(), case.budget).unwrap();
+    assert!(packed.notes.is_empty(), "{:?}", packed.notes);
+    let near = packed
+        .dropped
+        .iter()
+        .filter(|d| matches!(d.reason, DropReason::NearDuplicate { .. }))
+        .count();
+    assert!(near > 0, "the set has near duplicates at 0.5");
 }
 
 /// Counts how many bytes the chunker hands to the tokenizer, to check its work stays linear.

@@ -5,7 +5,8 @@
 //! rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION]
 //! ```
 //!
-//! `--only chunking|ragctl|packing` runs one section of the table (to iterate on one figure).
+//! `--only chunking|ragctl|near|packing` runs one section of the table (to iterate on one figure);
+//! `near` is near dedup's worst case through `ragctl`.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 #![allow(clippy::unwrap_used)] // a benchmark binary: a failed setup step should stop it loudly
 
@@ -25,7 +26,10 @@ use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_docu
 use rag_core::{
     CorpusId, DocumentId, PackOrder, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
 };
-use rag_packer::{ContextPacker, PackerConfig, SelectionItem, jaccard_dedup, optimal_select};
+use rag_packer::{
+    ContextPacker, DedupVerdict, PackerConfig, SelectionItem, jaccard, jaccard_dedup, normalised_words, optimal_select,
+    shingles,
+};
 
 struct Args {
     corpus: Option<PathBuf>,
@@ -55,8 +59,12 @@ fn parse_args() -> Result<Args, String> {
             "--ragctl" => args.ragctl = Some(value("--ragctl")?.into()),
             "--work" => args.work = value("--work")?.into(),
             "--only" => match value("--only")?.as_str() {
-                section @ ("chunking" | "ragctl" | "packing") => args.only = Some(section.to_owned()),
-                other => return Err(format!("--only: no section {other:?} (chunking, ragctl, packing)")),
+                section @ ("chunking" | "ragctl" | "near" | "packing") => args.only = Some(section.to_owned()),
+                other => {
+                    return Err(format!(
+                        "--only: no section {other:?} (chunking, ragctl, near, packing)"
+                    ));
+                }
             },
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -380,21 +388,18 @@ fn ragctl_figures(table: &mut Table, ragctl: &Path, corpus_dir: &Path, work: &Pa
     }
     let mut walls = vec![];
     for _ in 0..if quick { 1 } else { 3 } {
-        let mut cmd = Command::new(ragctl);
-        cmd.args([
-            "pack",
-            "refund window",
-            "--tenant",
-            "bench",
-            "--strategy",
-            "knapsack",
-            "--jaccard-threshold",
-            "0.8",
-            "--budget",
-            "8000",
-            "--input",
-        ])
-        .arg(&big);
+        let cmd = ragctl_pack(
+            ragctl,
+            &[
+                "--strategy",
+                "knapsack",
+                "--jaccard-threshold",
+                "0.8",
+                "--budget",
+                "8000",
+            ],
+            &big,
+        );
         walls.push(run_child(cmd).wall.as_secs_f64());
     }
     let w = median(&walls);
@@ -403,6 +408,100 @@ fn ragctl_figures(table: &mut Table, ragctl: &Path, corpus_dir: &Path, work: &Pa
         format!("{:.0} ms", w * 1e3),
         "< 2000 ms",
         Some(w < 2.0),
+    );
+}
+
+/// `ragctl pack "refund window" --tenant bench FLAGS --input INPUT`.
+fn ragctl_pack(ragctl: &Path, flags: &[&str], input: &Path) -> Command {
+    let mut cmd = Command::new(ragctl);
+    cmd.args(["pack", "refund window", "--tenant", "bench"])
+        .args(flags)
+        .arg("--input")
+        .arg(input);
+    cmd
+}
+
+/// Near dedup's worst case (issue 12): `ragctl pack --jaccard-threshold 0.5` on 2,000 to 16,000
+/// boilerplate chunks (see [`packing::boilerplate_chunks`]), parsing included, and whether the
+/// pack reported that near dedup went approximate past its work bound.
+fn near_worst_figures(table: &mut Table, ragctl: &Path, work: &Path, runs: usize, quick: bool) {
+    let sizes: &[usize] = if quick {
+        &[2_000, 16_000]
+    } else {
+        &[2_000, 4_000, 8_000, 16_000]
+    };
+    let chunks = packing::boilerplate_chunks(16_000);
+    for &n in sizes {
+        eprintln!("near dedup worst case: {n} chunks");
+        let input = work.join(format!("boilerplate-{n}.jsonl"));
+        if !input.exists() {
+            write_jsonl(&input, &chunks[..n]);
+        }
+        let pack = || ragctl_pack(ragctl, &["--jaccard-threshold", "0.5", "--format", "json"], &input);
+        let output = pack().stderr(Stdio::inherit()).output().unwrap();
+        assert!(output.status.success(), "{:?} failed", pack());
+        let packed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let approximate = packed["notes"].as_array().is_some_and(|notes| {
+            notes
+                .iter()
+                .any(|note| note.as_str().is_some_and(|n| n.starts_with("near dedup")))
+        });
+        let walls: Vec<f64> = (0..runs).map(|_| ms(run_child(pack()).wall)).collect();
+        let w = median(&walls);
+        let (target, met) = if n == 16_000 {
+            ("< 2000 ms", Some(w < 2000.0))
+        } else {
+            ("(curve)", None)
+        };
+        if n == 2_000 {
+            near_fallback_recall(table, &chunks[..n]);
+        }
+        table.row(
+            format!("ragctl pack --jaccard-threshold 0.5, {n} boilerplate chunks: wall"),
+            format!(
+                "{w:.0} ms (near dedup {})",
+                if approximate {
+                    "approximate past its work bound"
+                } else {
+                    "exact"
+                }
+            ),
+            target,
+            met,
+        );
+    }
+}
+
+/// How near dedup past its work bound compares with the definition on `chunks` (in input order,
+/// Jaccard 0.5, 5-word shingles): the near duplicates the definition finds that it finds too, and
+/// whether every near duplicate it reports is one.
+fn near_fallback_recall(table: &mut Table, chunks: &[rag_core::Chunk]) {
+    let texts: Vec<&str> = chunks.iter().filter_map(rag_core::Chunk::content).collect();
+    let options: Vec<Option<&str>> = texts.iter().map(|t| Some(*t)).collect();
+    let got = jaccard_dedup(&options, 0, 0.5, 5).unwrap();
+    let want = packing::reference_dedup(&texts, 0.5, 5, false);
+    let is_near = |v: &DedupVerdict| matches!(v, DedupVerdict::NearDuplicate { .. });
+    let found = got.iter().zip(&want).filter(|(g, w)| is_near(g) && is_near(w)).count();
+    let shingles = |i: usize| shingles(&normalised_words(texts[i]), 5);
+    let real = got.iter().enumerate().all(|(i, v)| match *v {
+        DedupVerdict::NearDuplicate { of, similarity } => {
+            similarity >= 0.5 && jaccard(&shingles(i), &shingles(of)) == similarity
+        }
+        _ => true,
+    });
+    table.row(
+        format!(
+            "near-dedup past its work bound, {} boilerplate chunks: near duplicates of the definition found",
+            texts.len()
+        ),
+        format!(
+            "{found} of {} ({} reported; each verified against the definition: {})",
+            want.iter().filter(|v| is_near(v)).count(),
+            got.iter().filter(|v| is_near(v)).count(),
+            if real { "yes" } else { "NO" }
+        ),
+        "(info)",
+        None,
     );
 }
 
@@ -654,6 +753,12 @@ fn main() -> std::process::ExitCode {
         match &args.ragctl {
             Some(ragctl) => ragctl_figures(&mut table, ragctl, &corpus_dir, &args.work, args.runs, args.quick),
             None => table.note("ragctl figures skipped: no --ragctl PATH (cargo xtask bench passes it)"),
+        }
+    }
+    if wanted("near") {
+        match &args.ragctl {
+            Some(ragctl) => near_worst_figures(&mut table, ragctl, &args.work, args.runs, args.quick),
+            None => table.note("near-dedup worst case skipped: no --ragctl PATH (cargo xtask bench passes it)"),
         }
     }
     if wanted("packing") {

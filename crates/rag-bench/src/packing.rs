@@ -43,6 +43,33 @@ pub fn chunks(n: usize) -> Vec<Chunk> {
     chunks
 }
 
+/// The worst case of near dedup (issue 12): `n` chunks of 10 sentences each, drawn with
+/// repetition from one pool of 40 boilerplate sentences of 12 to 20 words, with token counts and
+/// scores. Every shingle is common, any two chunks share a few sentences, and most pairs stay far
+/// below a threshold of 0.5, where a prefix is half its set: the exact search has to verify nearly
+/// every pair. The first `m` chunks of `boilerplate_chunks(n)` are `boilerplate_chunks(m)`.
+pub fn boilerplate_chunks(n: usize) -> Vec<Chunk> {
+    let mut rng = Rng::new(0x0b01_1e4f);
+    let vocab: Vec<String> = (0..600).map(|i| format!("b{:x}", i * 7919 % 65_521)).collect();
+    let pool: Vec<String> = (0..40)
+        .map(|_| {
+            let words = rng.range(12, 21);
+            let words: Vec<&str> = (0..words).map(|_| vocab[rng.range(0, vocab.len())].as_str()).collect();
+            format!("{}.", words.join(" "))
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let sentences: Vec<&str> = (0..10).map(|_| pool[rng.range(0, pool.len())].as_str()).collect();
+            let text = sentences.join(" ");
+            let mut chunk = Chunk::with_content(format!("b{i}"), format!("d{}", i % 50), "bench", text.as_str());
+            chunk.token_count = Some(text.split(' ').count() * 4 / 3);
+            chunk.score = Some(rng.range(1, 1_000_000) as f64 / 1e6);
+            chunk
+        })
+        .collect()
+}
+
 /// Exact and near dedup by the definition, without the packer's index: text `i` is an exact
 /// duplicate of the first kept text with the same normalised form, else a near duplicate of the
 /// first kept `j < i` with `jaccard(shingles(i), shingles(j)) >= threshold`, else kept.

@@ -115,7 +115,8 @@ pub(super) fn candidates(
         .filter(|&i| candidates.early[i].is_none())
         .collect();
     let priority: Vec<usize> = candidates.pinned.iter().chain(&reached_dedup).copied().collect();
-    let verdicts = prepared.verdicts(&texts, &priority, candidates.pinned.len());
+    let (verdicts, near_fallback) = prepared.verdicts(&texts, &priority, candidates.pinned.len());
+    candidates.notes.extend(near_fallback.iter().map(ToString::to_string));
     for (&i, verdict) in reached_dedup.iter().zip(&verdicts[candidates.pinned.len()..]) {
         if *verdict != DedupVerdict::Kept {
             candidates.early[i] = Some(Early::Duplicate(*verdict));
