@@ -12,22 +12,10 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+use rag_contract::testing::WordCounter;
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{Chunk, PackOrder, Principal, RequestContext, SelectionStrategy, TenantId, TokenCounter, TokenizerError};
+use rag_core::{Chunk, PackOrder, Principal, RequestContext, SelectionStrategy, TenantId, TokenCounter};
 use rag_packer::{ContextFormat, ContextPacker, PackerConfig};
-
-/// Counts words: cheap, and the same counter for the packer and the suite.
-struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "words"
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
     let &[a, b, ref rest @ ..] = data else { return };
@@ -85,10 +73,10 @@ fuzz_target!(|data: &[u8]| {
         } => (Some(threshold), shingle_size),
         Dedup::Exact => (None, 5),
     };
-    let packer = ContextPacker::new(PackerConfig::default().with_order(order).with_strategy(strategy).with_jaccard_threshold(jaccard_threshold).with_shingle_size(shingle_size).with_max_per_document(cap).with_token_counter(Arc::new(Words)))
+    let packer = ContextPacker::new(PackerConfig::default().with_order(order).with_strategy(strategy).with_jaccard_threshold(jaccard_threshold).with_shingle_size(shingle_size).with_max_per_document(cap).with_token_counter(Arc::new(WordCounter)))
     .expect("valid configuration");
     let spec = PackerSpec {
-        counter: &Words,
+        counter: &WordCounter,
         dedup,
         order_follows_input: matches!(order, PackOrder::Input | PackOrder::Reverse),
         optimal: strategy == SelectionStrategy::Optimal,
@@ -109,7 +97,7 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     if let Ok(packed) = packer.pack_context_blocking(&ctx, case.chunks, budget, &ContextFormat::default()) {
         let context = packed.context.as_deref().unwrap_or_default();
-        let real = Words.count(context).expect("words never fail");
+        let real = WordCounter.count(context).expect("words never fail");
         assert!(real as i64 <= budget, "rendered {real} tokens over the budget {budget}");
         assert_eq!(packed.tokens_used, real, "tokens_used is the rendered count");
         assert_eq!(packed.hidden_by_acl, invisible.len());

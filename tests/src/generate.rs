@@ -204,3 +204,51 @@ pub fn sample<S: Strategy>(strategy: S, n: usize, seed: u64) -> Vec<S::Value> {
         .filter_map(|_| strategy.new_tree(&mut runner).ok().map(|tree| tree.current()))
         .collect()
 }
+
+/// Line fragments chosen for what the pre-tokenizers treat specially at line starts and ends:
+/// punctuation (which takes trailing line breaks into its piece), spaces and tabs before a line
+/// break, contractions, digits, CJK, emoji, markup, CR, CRLF.
+const LINE_STARTS: [&str; 16] = [
+    "word",
+    "'s",
+    "'ll go",
+    "123456",
+    ".",
+    "...",
+    "- item",
+    "# Title",
+    "| a | b |",
+    "```rust",
+    "東京都の",
+    "👍🏽 ok",
+    "Émile",
+    "«quote»",
+    "x=1;",
+    "\u{301}mark",
+];
+const LINE_ENDS: [&str; 12] = ["", ".", "!", " ", "\t", "  ", ":", "```", "|", "。", "👨‍👩‍👧", "'"];
+const LINE_BREAKS: [&str; 7] = ["\n", "\n\n", "\r\n", "\r", "\n \n", " \n\n", "\n\t\n"];
+
+/// A text of `lines` lines built from fragments that tokenizers treat specially at line starts and
+/// ends (for [`counter::additive_at_line_starts`](crate::counter::additive_at_line_starts) and a
+/// chunker's counting); the same for the same `seed` on every run.
+pub fn line_text(lines: usize, seed: u64) -> String {
+    let mut state = seed;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize % n
+    };
+    let mut text = String::new();
+    for _ in 0..lines {
+        text.push_str(LINE_STARTS[next(LINE_STARTS.len())]);
+        for _ in 0..next(4) {
+            text.push(' ');
+            text.push_str(LINE_STARTS[next(LINE_STARTS.len())]);
+        }
+        text.push_str(LINE_ENDS[next(LINE_ENDS.len())]);
+        text.push_str(LINE_BREAKS[next(LINE_BREAKS.len())]);
+    }
+    text
+}

@@ -5,8 +5,12 @@
 //! - [`packer`]: the rules of a context packer (never over budget, pinned first, deterministic,
 //!   every chunk accounted for, foreign tenants refused, dedup and optimal selection equal to their
 //!   reference definitions); [`packer::check_packer`] runs them all.
+//! - [`counter`]: the line-start additivity a token counter may promise.
 //! - [`corpus`]: shared inputs: real Markdown read from a directory, and edge-case generators.
 //! - [`generate`]: proptest strategies for documents and packer cases, and seeded samples of them.
+//! - [`reference`]: the definitions the packer rules compare against (normalisation, shingles,
+//!   dedup by all pairs, optimal selection by brute force), for tests that need them directly.
+//! - [`testing`]: small implementations tests share, such as the [`testing::WordCounter`].
 //! - [`Summary`]: the table of a run (rule, implementation, cases, result).
 //!
 //! Every check returns a [`Report`] naming the input, the rules that ran and each violation; a
@@ -54,9 +58,12 @@
 
 pub mod chunker;
 pub mod corpus;
+pub mod counter;
 pub mod generate;
 pub mod packer;
+pub mod reference;
 mod summary;
+pub mod testing;
 mod violation;
 
 pub use summary::{Row, Summary};

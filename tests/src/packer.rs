@@ -8,15 +8,9 @@
 //! `rag-packer`'s code.
 //!
 //! ```
-//! use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
-//! use rag_core::{Chunk, DroppedChunk, DropReason, PackOrder, PackedContext, PackerError, RequestContext,
-//!     SelectionStrategy, TokenCounter, TokenizerError};
-//!
-//! struct Words;
-//! impl TokenCounter for Words {
-//!     fn count(&self, text: &str) -> Result<usize, TokenizerError> { Ok(text.split_whitespace().count()) }
-//!     fn name(&self) -> &str { "words" }
-//! }
+//! use rag_contract::packer::{PackerCase, PackerSpec, check_packer};
+//! use rag_contract::testing::WordCounter;
+//! use rag_core::{Chunk, PackedContext, PackerError, RequestContext};
 //!
 //! // A packer that refuses every input: it keeps no promise about packing valid input.
 //! let refuse_all = |_: &RequestContext, _: Vec<Chunk>, budget: i64| -> Result<PackedContext, PackerError> {
@@ -25,7 +19,7 @@
 //! let mut chunk = Chunk::with_content("a", "doc", "acme", "some words");
 //! chunk.score = Some(0.5);
 //! let case = PackerCase::new("one chunk", RequestContext::local("acme"), vec![chunk], 10);
-//! let spec = PackerSpec::new(&Words);
+//! let spec = PackerSpec::new(&WordCounter);
 //! let report = check_packer(&refuse_all, &spec, &case);
 //! assert_eq!(report.broken_rules(), ["valid_input_packed"]);
 //! ```
@@ -38,6 +32,7 @@ use rag_core::{
 };
 
 use crate::Report;
+use crate::reference;
 
 /// Which duplicates the packer promises to drop.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,9 +119,6 @@ pub const RULES: [&str; 13] = [
     "optimal_matches_brute_force",
     "independent_of_input_order",
 ];
-
-/// Brute force enumerates subsets, so it runs only where there are at most this many candidates.
-pub const BRUTE_FORCE_MAX_CANDIDATES: usize = 16;
 
 /// Runs `packer` on `case` (twice, and on reorderings of it) and checks every rule that applies.
 ///
@@ -224,7 +216,7 @@ pub fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<Option<usi
 
 /// [`tokens_of`] where the caller has checked the input already: a chunk the counter fails on
 /// counts as none.
-fn known_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Option<usize> {
+pub(crate) fn known_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Option<usize> {
     tokens_of(chunk, counter).ok().flatten()
 }
 
@@ -505,108 +497,10 @@ pub fn within_document_cap(packed: &PackedContext, cap: usize) -> Vec<String> {
     out
 }
 
-/// The priority order dedup walks: pinned chunks in input order, then the others by score
-/// descending (a missing score is 0), ties by id ascending.
-pub fn priority_order(chunks: &[Chunk]) -> Vec<usize> {
-    let mut candidates: Vec<usize> = (0..chunks.len()).filter(|&i| !chunks[i].pinned).collect();
-    candidates.sort_by(|&a, &b| {
-        let (a, b) = (&chunks[a], &chunks[b]);
-        b.score_or_zero()
-            .partial_cmp(&a.score_or_zero())
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.id.cmp(&b.id))
-    });
-    (0..chunks.len())
-        .filter(|&i| chunks[i].pinned)
-        .chain(candidates)
-        .collect()
-}
-
-/// The normalised text: lower-cased, each maximal run of alphanumeric characters a word, words
-/// joined by one space.
-pub fn reference_normalise(text: &str) -> String {
-    let lower: String = text.chars().flat_map(char::to_lowercase).collect();
-    lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The word `size`-shingles of a normalised text; fewer words than `size` make one shingle, no
-/// words none.
-pub fn reference_shingles(normalised: &str, size: usize) -> BTreeSet<String> {
-    let words: Vec<&str> = normalised.split(' ').filter(|w| !w.is_empty()).collect();
-    if words.is_empty() {
-        return BTreeSet::new();
-    }
-    if words.len() < size {
-        return BTreeSet::from([words.join(" ")]);
-    }
-    words.windows(size.max(1)).map(|w| w.join(" ")).collect()
-}
-
-/// `|a ∩ b| / |a ∪ b|`; two empty sets have similarity 0.
-pub fn reference_jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    let overlap = a.intersection(b).count();
-    let union = a.len() + b.len() - overlap;
-    if union == 0 { 0.0 } else { overlap as f64 / union as f64 }
-}
-
-/// The all-pairs definition of dedup: walking the [priority order](priority_order), a chunk (not
-/// pinned, with content) is an exact duplicate of the first kept chunk with the same normalised
-/// text, else (near dedup on) a near duplicate of the first kept chunk whose shingle Jaccard
-/// similarity reaches the threshold; otherwise it is kept. Returns, per input chunk, `None` if kept
-/// or the reason it is dropped.
-pub fn reference_dedup(chunks: &[Chunk], dedup: Dedup) -> Vec<Option<DropReason>> {
-    let order = priority_order(chunks);
-    let normalised: Vec<Option<String>> = chunks.iter().map(|c| c.content().map(reference_normalise)).collect();
-    let shingles: Vec<BTreeSet<String>> = match dedup {
-        Dedup::Near { shingle_size, .. } => normalised
-            .iter()
-            .map(|n| {
-                n.as_deref()
-                    .map(|n| reference_shingles(n, shingle_size))
-                    .unwrap_or_default()
-            })
-            .collect(),
-        Dedup::Exact => Vec::new(),
-    };
-    let mut verdicts = vec![None; chunks.len()];
-    let mut kept: Vec<usize> = Vec::new();
-    for i in order {
-        let Some(text) = &normalised[i] else { continue };
-        if !chunks[i].pinned {
-            let exact = kept.iter().find(|&&k| normalised[k].as_ref() == Some(text));
-            if let Some(&k) = exact {
-                verdicts[i] = Some(DropReason::ExactDuplicate {
-                    of: chunks[k].id.clone(),
-                });
-                continue;
-            }
-            if let Dedup::Near { threshold, .. } = dedup {
-                let near = kept.iter().find_map(|&k| {
-                    let similarity = reference_jaccard(&shingles[i], &shingles[k]);
-                    (similarity >= threshold).then_some((k, similarity))
-                });
-                if let Some((k, similarity)) = near {
-                    verdicts[i] = Some(DropReason::NearDuplicate {
-                        of: chunks[k].id.clone(),
-                        similarity,
-                    });
-                    continue;
-                }
-            }
-        }
-        kept.push(i);
-    }
-    verdicts
-}
-
 /// The chunks dropped as duplicates are exactly those the all-pairs definition drops, for the same
 /// reason (the same kept chunk, the same similarity).
 pub fn dedup_matches_all_pairs(input: &[Chunk], packed: &PackedContext, dedup: Dedup) -> Vec<String> {
-    let reference = reference_dedup(input, dedup);
+    let reference = reference::dedup(input, dedup);
     let actual: HashMap<&ChunkId, &DropReason> = packed
         .dropped
         .iter()
@@ -649,58 +543,8 @@ fn same_reason(a: &DropReason, b: &DropReason) -> bool {
     }
 }
 
-/// The best total score any selection of the non-duplicate candidates reaches within the room
-/// the pinned chunks leave (and the cap), by enumerating every subset; `None` above
-/// [`BRUTE_FORCE_MAX_CANDIDATES`] candidates.
-pub fn brute_force_best_score(
-    input: &[Chunk],
-    dedup: Dedup,
-    budget: usize,
-    counter: &dyn TokenCounter,
-    cap: Option<usize>,
-) -> Option<f64> {
-    let verdicts = reference_dedup(input, dedup);
-    let pinned: usize = input
-        .iter()
-        .filter(|c| c.pinned)
-        .filter_map(|c| known_tokens(c, counter))
-        .fold(0, usize::saturating_add);
-    let room = budget.checked_sub(pinned)?;
-    // Chunks with a score of zero or less never raise the total, so only positive ones matter.
-    let items: Vec<(usize, f64, &str)> = input
-        .iter()
-        .zip(&verdicts)
-        .filter(|(c, v)| !c.pinned && v.is_none() && c.score_or_zero() > 0.0)
-        .filter_map(|(c, _)| Some((known_tokens(c, counter)?, c.score_or_zero(), c.document_id.as_str())))
-        .filter(|&(tokens, _, _)| tokens <= room)
-        .collect();
-    if items.len() > BRUTE_FORCE_MAX_CANDIDATES {
-        return None;
-    }
-    let mut best = 0.0f64;
-    for mask in 0u32..(1 << items.len()) {
-        let chosen = || (0..items.len()).filter(move |i| mask & (1 << i) != 0).map(|i| items[i]);
-        let tokens = chosen().map(|(t, _, _)| t).fold(0, usize::saturating_add);
-        if tokens > room {
-            continue;
-        }
-        if let Some(cap) = cap {
-            let mut per_document: HashMap<&str, usize> = HashMap::new();
-            if chosen().any(|(_, _, doc)| {
-                let n = per_document.entry(doc).or_insert(0);
-                *n += 1;
-                *n > cap
-            }) {
-                continue;
-            }
-        }
-        best = best.max(chosen().map(|(_, s, _)| s).sum());
-    }
-    Some(best)
-}
-
 /// An `optimal` selection reaches the brute-force best total score (on inputs of at most
-/// [`BRUTE_FORCE_MAX_CANDIDATES`] candidates; `None` when the rule does not apply: too many
+/// [`BRUTE_FORCE_MAX_CANDIDATES`](reference::BRUTE_FORCE_MAX_CANDIDATES) candidates; `None` when the rule does not apply: too many
 /// candidates, or the packer announced that it fell back to another strategy).
 pub fn optimal_matches_brute_force(
     input: &[Chunk],
@@ -712,7 +556,7 @@ pub fn optimal_matches_brute_force(
         return None;
     }
     let budget = usize::try_from(budget).ok()?;
-    let best = brute_force_best_score(input, spec.dedup, budget, spec.counter, spec.max_per_document)?;
+    let best = reference::brute_force_best_score(input, spec.dedup, budget, spec.counter, spec.max_per_document)?;
     let total: f64 = packed
         .chunks
         .iter()

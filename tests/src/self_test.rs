@@ -3,24 +3,12 @@
 
 use rag_core::{
     Block, BlockType, Chunk, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Principal,
-    RequestContext, Span, TokenCounter, TokenizerError, async_trait,
+    RequestContext, Span, TokenCounter, async_trait,
 };
 use serde_json::json;
 
 use crate::chunker::{Budget, check_chunker};
-
-/// Counts whitespace-separated words: enough to test the token rules without a real tokenizer.
-struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "words"
-    }
-}
+use crate::testing::WordCounter;
 
 /// How a toy chunker misbehaves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -89,7 +77,7 @@ impl Chunker for Toy {
             };
             chunk.span = Some(span);
             chunk.acl_labels = ctx.principal.acl_labels.clone();
-            let tokens = Words.count(content).map_err(|source| ChunkError::TokenCount {
+            let tokens = WordCounter.count(content).map_err(|source| ChunkError::TokenCount {
                 document_id: parsed.document.id.clone(),
                 offset: Some(span.start),
                 source,
@@ -173,7 +161,7 @@ fn broken_rules(fault: Fault, max_tokens: usize) -> Vec<&'static str> {
         &parsed,
         Some(Budget {
             max_tokens,
-            counter: &Words,
+            counter: &WordCounter,
         }),
     );
     report.broken_rules()
@@ -188,7 +176,7 @@ fn a_correct_chunker_passes_every_rule() {
         &parsed,
         Some(Budget {
             max_tokens: 16,
-            counter: &Words,
+            counter: &WordCounter,
         }),
     );
     assert!(report.passed(), "{report}");

@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rag_core::{
     Chunk, DropReason, DroppedChunk, PackOrder, PackedContext, Packer, PackerError, RequestContext, SelectionStrategy,
-    TokenCounter, TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -14,25 +13,13 @@ use crate::Summary;
 use crate::corpus;
 use crate::generate;
 use crate::packer::{Dedup, PackerCase, PackerSpec, check_packer};
-
-/// Counts whitespace-separated words; the fixtures carry their token counts anyway.
-struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "words"
-    }
-}
+use crate::testing::WordCounter;
 
 fn config(strategy: SelectionStrategy, order: PackOrder) -> PackerConfig {
     PackerConfig::default()
         .with_strategy(strategy)
         .with_order(order)
-        .with_token_counter(Arc::new(Words))
+        .with_token_counter(Arc::new(WordCounter))
 }
 
 fn packer(config: PackerConfig) -> ContextPacker {
@@ -218,7 +205,7 @@ fn context_packer_passes_every_rule_on_the_fixtures() {
             let spec = PackerSpec {
                 order_follows_input: matches!(order, PackOrder::Input | PackOrder::Reverse),
                 optimal: strategy == SelectionStrategy::Optimal,
-                ..PackerSpec::new(&Words)
+                ..PackerSpec::new(&WordCounter)
             };
             let correct = Broken::new(Fault::None, config(strategy, order));
             for case in &cases {
@@ -232,7 +219,7 @@ fn context_packer_passes_every_rule_on_the_fixtures() {
 #[test]
 fn each_broken_packer_is_rejected_by_its_rule() {
     let descending = || config(SelectionStrategy::Greedy, PackOrder::Descending);
-    let spec = PackerSpec::new(&Words);
+    let spec = PackerSpec::new(&WordCounter);
     let cases = [
         (Fault::PacksADroppedChunk, fixture(), "never_over_budget"),
         (Fault::PinnedNotFirst, fixture(), "pinned_first_and_kept"),
@@ -265,7 +252,11 @@ fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     let near = config(SelectionStrategy::Greedy, PackOrder::Descending)
         .with_jaccard_threshold(Some(0.5))
         .with_shingle_size(3);
-    let broken = broken_rules(&Broken::new(Fault::None, near), &PackerSpec::new(&Words), &fixture());
+    let broken = broken_rules(
+        &Broken::new(Fault::None, near),
+        &PackerSpec::new(&WordCounter),
+        &fixture(),
+    );
     assert_eq!(broken, ["dedup_matches_all_pairs"]);
 
     // Exact dedup only, where near dedup was promised: b2 survives.
@@ -274,7 +265,7 @@ fn a_packer_that_breaks_its_configured_promises_is_rejected() {
             threshold: 0.5,
             shingle_size: 3,
         },
-        ..PackerSpec::new(&Words)
+        ..PackerSpec::new(&WordCounter)
     };
     let exact = config(SelectionStrategy::Greedy, PackOrder::Descending);
     let broken = broken_rules(&Broken::new(Fault::None, exact), &spec, &fixture());
@@ -283,7 +274,7 @@ fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     // Greedy where the optimum was promised.
     let spec = PackerSpec {
         optimal: true,
-        ..PackerSpec::new(&Words)
+        ..PackerSpec::new(&WordCounter)
     };
     let greedy = config(SelectionStrategy::Greedy, PackOrder::Descending);
     let broken = broken_rules(&Broken::new(Fault::None, greedy), &spec, &knapsack_fixture());
@@ -292,7 +283,7 @@ fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     // No cap where a cap of one chunk per document was promised.
     let spec = PackerSpec {
         max_per_document: Some(1),
-        ..PackerSpec::new(&Words)
+        ..PackerSpec::new(&WordCounter)
     };
     let uncapped = config(SelectionStrategy::Greedy, PackOrder::Descending);
     let broken = broken_rules(&Broken::new(Fault::None, uncapped), &spec, &fixture());
@@ -301,7 +292,11 @@ fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     // A rank-based order, declared as following the input, still passes (the promise is weaker);
     // an input order declared as rank-based does not.
     let input = config(SelectionStrategy::Greedy, PackOrder::Input);
-    let broken = broken_rules(&Broken::new(Fault::None, input), &PackerSpec::new(&Words), &fixture());
+    let broken = broken_rules(
+        &Broken::new(Fault::None, input),
+        &PackerSpec::new(&WordCounter),
+        &fixture(),
+    );
     assert_eq!(broken, ["independent_of_input_order"]);
 }
 
@@ -314,7 +309,7 @@ fn the_dedup_reference_follows_the_documented_definition() {
         chunk("e", "d", "...", 0.1, 1),
         chunk("f", "d", "???", 0.2, 1),
     ];
-    let verdicts = crate::packer::reference_dedup(
+    let verdicts = crate::reference::dedup(
         &chunks,
         Dedup::Near {
             threshold: 0.6,
@@ -364,7 +359,7 @@ fn context_packer_passes_on_the_corpus_and_generated_cases() {
             }),
             order_follows_input: order == PackOrder::Input,
             optimal: strategy == SelectionStrategy::Optimal,
-            ..PackerSpec::new(&Words)
+            ..PackerSpec::new(&WordCounter)
         };
         let packer = packer(config);
         let run = |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_blocking(ctx, chunks, budget);

@@ -10,10 +10,8 @@ use std::sync::{Arc, OnceLock};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
 use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
-use rag_contract::packer::{
-    Dedup, PackerCase, PackerSpec, check_packer, priority_order, reference_jaccard, reference_normalise,
-    reference_shingles,
-};
+use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+use rag_contract::reference::{self, priority_order};
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
     ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
@@ -43,15 +41,20 @@ fn parse(doc_type: DocumentType, uri: &str, bytes: &[u8]) -> Result<ParsedDocume
 /// Parses, chunks with `max`/`overlap` tokens, checks every chunker rule; returns the chunks.
 fn chunk_checked(doc_type: DocumentType, uri: &str, text: &str, max: usize, overlap: usize) -> Vec<Chunk> {
     let parsed = parse(doc_type, uri, text.as_bytes()).unwrap();
-    let counter = counter();
+    chunks_checked(&parsed, max, overlap, counter())
+}
+
+/// Chunks `parsed` with `max`/`overlap` tokens of `counter`, checks every chunker rule; returns
+/// the chunks.
+fn chunks_checked(parsed: &ParsedDocument, max: usize, overlap: usize, counter: Arc<dyn TokenCounter>) -> Vec<Chunk> {
     let chunker = HeadingAwareChunker::new(max, overlap, Arc::clone(&counter)).unwrap();
     let budget = Budget {
         max_tokens: max,
         counter: counter.as_ref(),
     };
-    let report = check_chunker(&chunker, &ctx(), &parsed, Some(budget));
+    let report = check_chunker(&chunker, &ctx(), parsed, Some(budget));
     assert!(report.passed(), "{report}");
-    chunker.chunk_document(&ctx(), &parsed).unwrap()
+    chunker.chunk_document(&ctx(), parsed).unwrap()
 }
 
 fn md(uri: &str, text: &str) -> Vec<Chunk> {
@@ -533,13 +536,13 @@ fn boilerplate_near_dedup_goes_approximate_past_its_work_bound_and_says_so() {
         .filter(|d| d.reason.is_duplicate())
         .map(|d| d.id.as_str())
         .collect();
-    let shingles = |id: &str| reference_shingles(&reference_normalise(by_id[id].content().unwrap()), 5);
+    let shingles = |id: &str| reference::shingles(&reference::normalise(by_id[id].content().unwrap()), 5);
     let mut near = 0;
     for dropped in &packed.dropped {
         let (of, similarity) = match &dropped.reason {
             DropReason::NearDuplicate { of, similarity } => (of.as_str(), *similarity),
             DropReason::ExactDuplicate { of } => {
-                let text = |id: &str| reference_normalise(by_id[id].content().unwrap());
+                let text = |id: &str| reference::normalise(by_id[id].content().unwrap());
                 assert_eq!(text(dropped.id.as_str()), text(of.as_str()), "{}", dropped.id);
                 continue;
             }
@@ -548,7 +551,7 @@ fn boilerplate_near_dedup_goes_approximate_past_its_work_bound_and_says_so() {
         near += 1;
         let id = dropped.id.as_str();
         assert!(rank[of] < rank[id] && !duplicates.contains(of), "{id} of {of}");
-        let exact = reference_jaccard(&shingles(id), &shingles(of));
+        let exact = reference::jaccard(&shingles(id), &shingles(of));
         assert!(
             (exact - similarity).abs() <= 1e-9 && similarity >= 0.5,
             "{id} of {of}: {similarity} ({exact})"
@@ -645,15 +648,8 @@ fn tokenizer_work_stays_linear_on_deeply_indented_lists() {
 
 /// Runs what the fuzz targets run: parse as Markdown, chunk, every contract rule.
 fn fuzz_case(doc_type: DocumentType, encoding: &str, max: usize, overlap: usize, bytes: &[u8]) {
-    let counter: Arc<dyn TokenCounter> = Arc::new(TiktokenCounter::new(encoding).unwrap());
     let parsed = parse(doc_type, "fuzz", bytes).unwrap();
-    let chunker = HeadingAwareChunker::new(max, overlap, Arc::clone(&counter)).unwrap();
-    let budget = Budget {
-        max_tokens: max,
-        counter: counter.as_ref(),
-    };
-    let report = check_chunker(&chunker, &ctx(), &parsed, Some(budget));
-    assert!(report.passed(), "{report}");
+    chunks_checked(&parsed, max, overlap, Arc::new(TiktokenCounter::new(encoding).unwrap()));
 }
 
 #[test]

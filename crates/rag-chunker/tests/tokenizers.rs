@@ -1,6 +1,6 @@
-//! The chunker and its counters: counts add up across line starts on the chunker's fixtures (the
-//! promise the chunker's cost rests on; `rag-tokens` tests it on generated text), and the chunker
-//! stays exact with and without that promise.
+//! The chunker and its counters: the chunker stays exact with and without the promise that counts
+//! add up across line starts, and the promise saves counting. (Whether a counter keeps the promise
+//! is `rag-tokens`' test, with the contract suite's rule.)
 
 #![allow(clippy::unwrap_used)]
 
@@ -11,111 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use invariants::{chunk_and_check, parse, parse_md};
 use rag_chunker::{DocumentType, TiktokenCounter};
+use rag_contract::generate::line_text;
 use rag_core::{TokenCounter, TokenizerError};
-
-const FIXTURES: [&str; 7] = [
-    "all_blocks.md",
-    "bom.md",
-    "cjk.md",
-    "emoji.md",
-    "whitespace.md",
-    "notes.txt",
-    "scan.ocr.json",
-];
 
 fn fixture(name: &str) -> String {
     String::from_utf8(std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap()
-}
-
-/// Line fragments chosen for what the pre-tokenizers treat specially at line starts and ends:
-/// punctuation (which takes trailing line breaks into its piece), spaces and tabs before a line
-/// break, contractions, digits, CJK, emoji, markup, CR, CRLF.
-const STARTS: [&str; 16] = [
-    "word",
-    "'s",
-    "'ll go",
-    "123456",
-    ".",
-    "...",
-    "- item",
-    "# Title",
-    "| a | b |",
-    "```rust",
-    "東京都の",
-    "👍🏽 ok",
-    "Émile",
-    "«quote»",
-    "x=1;",
-    "\u{301}mark",
-];
-const ENDS: [&str; 12] = ["", ".", "!", " ", "\t", "  ", ":", "```", "|", "。", "👨‍👩‍👧", "'"];
-const BREAKS: [&str; 7] = ["\n", "\n\n", "\r\n", "\r", "\n \n", " \n\n", "\n\t\n"];
-
-/// A deterministic text of `lines` lines built from the fragments above.
-fn generated(lines: usize, seed: u64) -> String {
-    let mut state = seed;
-    let mut next = |n: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) as usize % n
-    };
-    let mut text = String::new();
-    for _ in 0..lines {
-        text.push_str(STARTS[next(STARTS.len())]);
-        for _ in 0..next(4) {
-            text.push(' ');
-            text.push_str(STARTS[next(STARTS.len())]);
-        }
-        text.push_str(ENDS[next(ENDS.len())]);
-        text.push_str(BREAKS[next(BREAKS.len())]);
-    }
-    text
-}
-
-fn texts() -> Vec<String> {
-    let mut texts: Vec<String> = FIXTURES.iter().map(|name| fixture(name)).collect();
-    texts.extend((0..4).map(|seed| generated(400, seed)));
-    texts
-}
-
-/// Byte offsets where the promise applies: after `\n` or `\r`, before a character that is neither
-/// whitespace nor `/`.
-fn line_starts(text: &str) -> Vec<usize> {
-    text.char_indices()
-        .filter(|&(i, c)| i > 0 && !c.is_whitespace() && c != '/' && matches!(text.as_bytes()[i - 1], b'\n' | b'\r'))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The sum of the counts of the pieces between all line starts equals the count of the whole.
-fn assert_additive(counter: &dyn TokenCounter, text: &str) {
-    let mut cuts = line_starts(text);
-    cuts.push(text.len());
-    let mut from = 0;
-    let mut sum = 0;
-    for cut in cuts {
-        sum += counter.count(&text[from..cut]).unwrap();
-        from = cut;
-    }
-    assert_eq!(
-        sum,
-        counter.count(text).unwrap(),
-        "{}: {:?}",
-        counter.name(),
-        &text[..text.len().min(80)]
-    );
-}
-
-#[test]
-fn counts_add_up_across_line_starts_on_the_fixtures_and_generated_text() {
-    let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
-    for counter in &counters {
-        assert!(counter.splits_at_line_starts());
-        for text in texts() {
-            assert_additive(counter, &text);
-        }
-    }
 }
 
 /// Forwards counts and adds up the bytes counted; makes the promise only if told to.
@@ -160,8 +60,8 @@ fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting(
         ),
         parse(DocumentType::Markdown, "cjk.md", fixture("cjk.md").as_bytes()),
         parse(DocumentType::Markdown, "emoji.md", fixture("emoji.md").as_bytes()),
-        parse(DocumentType::Text, "gen.txt", generated(300, 7).as_bytes()),
-        parse_md(&generated(300, 8)),
+        parse(DocumentType::Text, "gen.txt", line_text(300, 7).as_bytes()),
+        parse_md(&line_text(300, 8)),
         parse_md(&long_section()),
     ];
     for (max, overlap) in [(512, 64), (64, 8), (16, 4)] {

@@ -24,7 +24,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rag_core::{Chunk, RequestContext, SelectionStrategy, TokenCounter, TokenizerError};
+use rag_contract::testing::WordCounter;
+use rag_core::{Chunk, RequestContext, SelectionStrategy, TokenCounter};
 use rag_packer::{ContextPacker, PackerConfig};
 
 /// A deterministic generator (SplitMix64): the corpus must be the same on every run and machine.
@@ -130,19 +131,6 @@ fn process_cpu() -> Option<Duration> {
         nanos += stat.split_whitespace().next()?.parse::<u64>().ok()?;
     }
     Some(Duration::from_nanos(nanos))
-}
-
-/// Never called: every synthetic chunk carries its token count.
-struct NoCounter;
-
-impl TokenCounter for NoCounter {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "given"
-    }
 }
 
 struct Timing {
@@ -252,7 +240,8 @@ fn main() {
         sizes = vec![1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000];
     }
 
-    let counter: Arc<dyn TokenCounter> = Arc::new(NoCounter);
+    // Never called: every synthetic chunk carries its token count.
+    let counter: Arc<dyn TokenCounter> = Arc::new(WordCounter);
     let packer = ContextPacker::new(
         PackerConfig::default()
             .with_strategy(SelectionStrategy::Knapsack)

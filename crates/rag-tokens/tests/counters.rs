@@ -4,54 +4,10 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
+use rag_contract::counter::{additive_at_line_starts, line_starts};
+use rag_contract::generate::line_text;
 use rag_core::TokenCounter;
 use rag_tokens::TiktokenCounter;
-
-/// Line fragments chosen for what the pre-tokenizers treat specially at line starts and ends:
-/// punctuation (which takes trailing line breaks into its piece), spaces and tabs before a line
-/// break, contractions, digits, CJK, emoji, markup, CR, CRLF.
-const STARTS: [&str; 16] = [
-    "word",
-    "'s",
-    "'ll go",
-    "123456",
-    ".",
-    "...",
-    "- item",
-    "# Title",
-    "| a | b |",
-    "```rust",
-    "東京都の",
-    "👍🏽 ok",
-    "Émile",
-    "«quote»",
-    "x=1;",
-    "\u{301}mark",
-];
-const ENDS: [&str; 12] = ["", ".", "!", " ", "\t", "  ", ":", "```", "|", "。", "👨‍👩‍👧", "'"];
-const BREAKS: [&str; 7] = ["\n", "\n\n", "\r\n", "\r", "\n \n", " \n\n", "\n\t\n"];
-
-/// A deterministic text of `lines` lines built from the fragments above.
-fn generated(lines: usize, seed: u64) -> String {
-    let mut state = seed;
-    let mut next = |n: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) as usize % n
-    };
-    let mut text = String::new();
-    for _ in 0..lines {
-        text.push_str(STARTS[next(STARTS.len())]);
-        for _ in 0..next(4) {
-            text.push(' ');
-            text.push_str(STARTS[next(STARTS.len())]);
-        }
-        text.push_str(ENDS[next(ENDS.len())]);
-        text.push_str(BREAKS[next(BREAKS.len())]);
-    }
-    text
-}
 
 /// Texts of the shapes a chunker meets: Markdown, CRLF, a byte-order mark, CJK, emoji, special-token
 /// text, and generated lines.
@@ -64,7 +20,7 @@ fn texts() -> Vec<String> {
         "<|endoftext|> is text here\n<|fim_prefix|>\n".to_owned(),
         " \t\n\n   \n".to_owned(),
     ];
-    texts.extend((0..4).map(|seed| generated(400, seed)));
+    texts.extend((0..4).map(|seed| line_text(400, seed)));
     texts
 }
 
@@ -73,32 +29,10 @@ fn n(counter: &dyn TokenCounter, text: &str) -> usize {
     counter.count(text).unwrap()
 }
 
-/// Byte offsets where the promise applies: after `\n` or `\r`, before a character that is neither
-/// whitespace nor `/`.
-fn line_starts(text: &str) -> Vec<usize> {
-    text.char_indices()
-        .filter(|&(i, c)| i > 0 && !c.is_whitespace() && c != '/' && matches!(text.as_bytes()[i - 1], b'\n' | b'\r'))
-        .map(|(i, _)| i)
-        .collect()
-}
-
 /// The sum of the counts of the pieces between all line starts equals the count of the whole.
 fn assert_additive(counter: &dyn TokenCounter, text: &str) {
-    let mut cuts = line_starts(text);
-    cuts.push(text.len());
-    let mut from = 0;
-    let mut sum = 0;
-    for cut in cuts {
-        sum += counter.count(&text[from..cut]).unwrap();
-        from = cut;
-    }
-    assert_eq!(
-        sum,
-        counter.count(text).unwrap(),
-        "{}: {:?}",
-        counter.name(),
-        &text[..text.len().min(80)]
-    );
+    let broken = additive_at_line_starts(counter, text);
+    assert!(broken.is_empty(), "{broken:?}");
 }
 
 #[test]

@@ -23,9 +23,9 @@ use rag_contract::chunker::{Budget, check_chunker};
 use rag_contract::corpus::{self, Fixture};
 use rag_contract::generate;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+use rag_contract::testing::WordCounter;
 use rag_core::{
     Chunk, CorpusId, DocumentId, PackOrder, Principal, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
-    TokenizerError,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -157,20 +157,6 @@ fn chunker_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> 
     Ok(())
 }
 
-/// Counts whitespace-separated words: the packer inputs carry their token counts, except a few
-/// edge cases, whose counts the spec's counter must agree with the packer's on.
-struct Words;
-
-impl TokenCounter for Words {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "words"
-    }
-}
-
 fn packer_inputs(docs: &[Fixture]) -> Vec<PackerCase> {
     let mut cases = Vec::new();
     for doc in docs {
@@ -230,11 +216,11 @@ fn packer_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> {
                             .with_jaccard_threshold(jaccard_threshold)
                             .with_shingle_size(shingle_size)
                             .with_max_per_document(cap)
-                            .with_token_counter(Arc::new(Words)),
+                            .with_token_counter(Arc::new(WordCounter)),
                     )
                     .map_err(|e| format!("{name}: {e}"))?;
                     let spec = PackerSpec {
-                        counter: &Words,
+                        counter: &WordCounter,
                         dedup: dedup.unwrap_or(Dedup::Exact),
                         order_follows_input: matches!(order, PackOrder::Input | PackOrder::Reverse),
                         optimal: strategy == SelectionStrategy::Optimal,

@@ -369,9 +369,10 @@ fn async_pack_equals_blocking_pack() {
 }
 
 mod properties {
-    use std::collections::HashSet;
-
     use proptest::prelude::*;
+    use rag_contract::generate;
+    use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
+    use rag_contract::testing::WordCounter;
 
     use super::*;
 
@@ -422,86 +423,54 @@ mod properties {
                     jaccard_threshold,
                     shingle_size,
                     max_per_document,
-                    ..config()
+                    token_counter: Arc::new(WordCounter),
+                    ..PackerConfig::default()
                 },
             )
     }
 
+    /// What a packer so configured promises, for the contract suite.
+    fn spec(config: &PackerConfig) -> PackerSpec<'static> {
+        PackerSpec {
+            dedup: config.jaccard_threshold.map_or(Dedup::Exact, |threshold| Dedup::Near {
+                threshold,
+                shingle_size: config.shingle_size,
+            }),
+            order_follows_input: matches!(config.order, PackOrder::Input | PackOrder::Reverse),
+            optimal: config.strategy == SelectionStrategy::Optimal,
+            max_per_document: config.max_per_document,
+            ..PackerSpec::new(&WordCounter)
+        }
+    }
+
+    // The rules themselves (budget, pinned first, accounting, cap, dedup, optimum, input order,
+    // tenants) are the contract suite's; these properties draw the inputs and configurations.
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
         #[test]
-        fn packs_are_within_budget_complete_and_pinned_first(
+        fn every_configuration_keeps_the_contract(
             chunks in arb_chunks(),
+            foreign_at in prop::option::weighted(0.1, any::<prop::sample::Index>()),
             config in arb_config(),
-            budget in 1i64..200,
-        ) {
-            let pinned: Vec<ChunkId> = chunks.iter().filter(|c| c.pinned).map(|c| c.id.clone()).collect();
-            let pinned_tokens: usize = chunks.iter().filter(|c| c.pinned).filter_map(|c| c.token_count).sum();
-            let all: Vec<ChunkId> = chunks.iter().map(|c| c.id.clone()).collect();
-            let result = pack(config.clone(), chunks, budget);
-            if pinned_tokens as i64 > budget {
-                prop_assert!(matches!(result, Err(PackerError::PinnedOverBudget { .. })), "{result:?}");
-                return Ok(());
-            }
-            let packed = result.unwrap();
-            prop_assert!(packed.tokens_used as i64 <= budget);
-            prop_assert_eq!(packed.tokens_used, packed.chunks.iter().filter_map(|c| c.token_count).sum::<usize>());
-            let head: Vec<ChunkId> = packed.chunks.iter().take(pinned.len()).map(|c| c.id.clone()).collect();
-            prop_assert_eq!(head, pinned);
-            let mut seen: Vec<ChunkId> = packed.chunks.iter().map(|c| c.id.clone()).collect();
-            seen.extend(packed.dropped.iter().map(|d| d.id.clone()));
-            prop_assert_eq!(seen.len(), all.len(), "each input chunk is accounted for once");
-            prop_assert_eq!(seen.into_iter().collect::<HashSet<_>>(), all.into_iter().collect::<HashSet<_>>());
-            if let Some(cap) = config.max_per_document {
-                for doc in 0..4 {
-                    let doc = format!("d{doc}");
-                    let n = packed.chunks.iter().filter(|c| !c.pinned && c.document_id.as_str() == doc).count();
-                    prop_assert!(n <= cap);
-                }
-            }
-        }
-
-        #[test]
-        fn packs_do_not_depend_on_input_order(
-            (chunks, shuffled) in arb_chunks().prop_flat_map(|c| (Just(c.clone()), Just(c).prop_shuffle())),
-            config in arb_config(),
-            budget in 1i64..200,
-        ) {
-            // Pinned chunks keep their input order by design, so only candidates are shuffled.
-            let pinned: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().collect();
-            let shuffled: Vec<Chunk> = pinned.into_iter().chain(shuffled.into_iter().filter(|c| !c.pinned)).collect();
-            let chunks: Vec<Chunk> = chunks.iter().filter(|c| c.pinned).cloned().chain(chunks.iter().filter(|c| !c.pinned).cloned()).collect();
-            let a = pack(config.clone(), chunks.clone(), budget);
-            let b = pack(config.clone(), shuffled, budget);
-            prop_assert_eq!(&a, &pack(config.clone(), chunks, budget), "deterministic");
-            match (a, b) {
-                (Ok(a), Ok(b)) if matches!(config.order, PackOrder::Input | PackOrder::Reverse) => {
-                    let ids = |p: &PackedContext| p.chunks.iter().map(|c| c.id.clone()).collect::<HashSet<_>>();
-                    prop_assert_eq!(ids(&a), ids(&b));
-                    prop_assert_eq!(a.dropped, b.dropped);
-                }
-                (a, b) => prop_assert_eq!(a, b),
-            }
-        }
-
-        #[test]
-        fn a_foreign_tenant_is_always_refused(
-            chunks in arb_chunks(),
-            config in arb_config(),
-            at in any::<prop::sample::Index>(),
             budget in 1i64..200,
         ) {
             let mut chunks = chunks;
-            let foreign = Chunk::with_content("intruder", "d0", "globex", "the refund window is 30 days");
-            let at = at.index(chunks.len() + 1);
-            chunks.insert(at, foreign);
-            let err = pack(config, chunks, budget).unwrap_err();
-            prop_assert_eq!(err, PackerError::ForeignTenant {
-                chunk_id: "intruder".into(),
-                chunk_tenant: "globex".into(),
-                expected: "acme".into(),
-            });
+            if let Some(at) = foreign_at {
+                let foreign = Chunk::with_content("intruder", "d0", "globex", "the refund window is 30 days");
+                chunks.insert(at.index(chunks.len() + 1), foreign);
+            }
+            let case = PackerCase::new("generated", RequestContext::local("acme"), chunks, budget);
+            let packer = ContextPacker::new(config.clone()).unwrap();
+            let report = check_packer(&packer, &spec(&config), &case);
+            prop_assert!(report.passed(), "{report}");
+        }
+
+        #[test]
+        fn the_contract_generators_cases_keep_it(case in generate::packer_case(), config in arb_config()) {
+            let packer = ContextPacker::new(config.clone()).unwrap();
+            let report = check_packer(&packer, &spec(&config), &case);
+            prop_assert!(report.passed(), "{report}");
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rag_core::{TokenCounter, TokenizerError};
+use rag_contract::testing::WordCounter;
 
 use super::*;
 use crate::ContextConfig;
@@ -136,18 +136,9 @@ fn context_mode_renders_and_joins() {
 
 #[test]
 fn size_functions() {
-    struct Words;
-    impl TokenCounter for Words {
-        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-            Ok(text.split_whitespace().count())
-        }
-        fn name(&self) -> &str {
-            "words"
-        }
-    }
     let chunk = Chunk::with_content("c", "d", "t", "héllo wörld");
     assert_eq!(SizeFn::Chars.size(&chunk).unwrap(), 11);
-    assert_eq!(SizeFn::Tokens(Arc::new(Words)).size(&chunk).unwrap(), 2);
+    assert_eq!(SizeFn::Tokens(Arc::new(WordCounter)).size(&chunk).unwrap(), 2);
     assert_eq!(SizeFn::custom(|c| c.id.as_str().len() * 10).size(&chunk).unwrap(), 10);
     let remote = Chunk::with_content_ref("r", "d", "t", "s3://x");
     assert_eq!(
@@ -155,7 +146,7 @@ fn size_functions() {
         RepackError::MissingContent { chunk_id: "r".into() }
     );
     assert_eq!(
-        SizeFn::Tokens(Arc::new(Words)).size(&remote).unwrap_err(),
+        SizeFn::Tokens(Arc::new(WordCounter)).size(&remote).unwrap_err(),
         RepackError::MissingTokenCount { chunk_id: "r".into() }
     );
 }
