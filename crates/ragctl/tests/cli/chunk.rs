@@ -6,20 +6,21 @@ use std::process::Stdio;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::{GUIDE_MD, ragctl, scratch_dir};
+use crate::{GUIDE_MD, dir_with, jsonl, ragctl, scratch_dir, stdout_of};
 
-fn jsonl(stdout: &[u8]) -> Vec<Value> {
-    std::str::from_utf8(stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+/// The documents of JSON Lines chunks, in output order, each once.
+fn source_uris(stdout: &[u8]) -> Vec<String> {
+    let mut uris: Vec<String> = jsonl(stdout)
+        .iter()
+        .map(|c| c["source_uri"].as_str().unwrap().to_owned())
+        .collect();
+    uris.dedup();
+    uris
 }
 
 #[test]
 fn text_output_summarises_and_previews() {
-    let dir = scratch_dir("text");
-    std::fs::write(dir.join("guide.md"), GUIDE_MD).unwrap();
+    let dir = dir_with("text", &[("guide.md", GUIDE_MD)]);
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "guide.md", "-n", "2"])
@@ -35,25 +36,17 @@ fn text_output_summarises_and_previews() {
 
 #[test]
 fn jsonl_chunks_are_exact_slices_of_the_file() {
-    let dir = scratch_dir("jsonl");
-    std::fs::write(dir.join("guide.md"), GUIDE_MD).unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args([
-            "chunk",
-            "guide.md",
-            "--format",
-            "jsonl",
-            "--max-tokens",
-            "16",
-            "--overlap-tokens",
-            "4",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let dir = dir_with("jsonl", &[("guide.md", GUIDE_MD)]);
+    let out = stdout_of(ragctl().current_dir(&dir).args([
+        "chunk",
+        "guide.md",
+        "--format",
+        "jsonl",
+        "--max-tokens",
+        "16",
+        "--overlap-tokens",
+        "4",
+    ]));
     let chunks = jsonl(&out);
     assert!(chunks.len() > 3, "a 16-token budget splits the guide: {chunks:?}");
     for (i, chunk) in chunks.iter().enumerate() {
@@ -86,14 +79,11 @@ fn stdin_needs_a_type() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--type"));
-    let out = ragctl()
-        .args(["chunk", "-", "--type", "markdown", "--format", "jsonl"])
-        .write_stdin(GUIDE_MD)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(
+        ragctl()
+            .args(["chunk", "-", "--type", "markdown", "--format", "jsonl"])
+            .write_stdin(GUIDE_MD),
+    );
     let chunks = jsonl(&out);
     assert!(!chunks.is_empty());
     assert_eq!(chunks[0]["source_uri"], "-");
@@ -101,33 +91,23 @@ fn stdin_needs_a_type() {
 
 #[test]
 fn directories_are_walked_recursively_in_sorted_order() {
-    let dir = scratch_dir("walk");
-    std::fs::create_dir_all(dir.join("docs/sub")).unwrap();
-    std::fs::write(dir.join("docs/b.md"), "# B\n\nbee\n").unwrap();
-    std::fs::write(dir.join("docs/a.txt"), "plain text\n\nsecond paragraph\n").unwrap();
-    std::fs::write(dir.join("docs/sub/c.markdown"), "# C\n").unwrap();
+    let dir = dir_with(
+        "walk",
+        &[
+            ("docs/b.md", "# B\n\nbee\n"),
+            ("docs/a.txt", "plain text\n\nsecond paragraph\n"),
+            ("docs/sub/c.markdown", "# C\n"),
+            ("docs/.hidden.md", "# hidden\n"),
+        ],
+    );
     std::fs::write(dir.join("docs/image.png"), [0u8, 159, 146, 150]).unwrap();
-    std::fs::write(dir.join("docs/.hidden.md"), "# hidden\n").unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "docs", "--format", "jsonl"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let mut uris: Vec<String> = jsonl(&out)
-        .iter()
-        .map(|c| c["source_uri"].as_str().unwrap().to_owned())
-        .collect();
-    uris.dedup();
-    assert_eq!(uris, ["docs/a.txt", "docs/b.md", "docs/sub/c.markdown"]);
+    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", "docs", "--format", "jsonl"]));
+    assert_eq!(source_uris(&out), ["docs/a.txt", "docs/b.md", "docs/sub/c.markdown"]);
 }
 
 #[test]
 fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
-    let dir = scratch_dir("bad");
-    std::fs::write(dir.join("good.md"), "# Good\n\ntext\n").unwrap();
+    let dir = dir_with("bad", &[("good.md", "# Good\n\ntext\n")]);
     let mut bad = b"# Bad\n\nvalid start ".to_vec();
     bad.extend_from_slice(&[0xff, 0xfe]);
     std::fs::write(dir.join("bad.md"), &bad).unwrap();
@@ -206,14 +186,11 @@ fn a_large_file_is_streamed_with_the_same_guarantees() {
     assert!(big.len() > 8 << 20);
     std::fs::write(dir.join("big.md"), &big).unwrap();
     std::fs::write(dir.join("small.md"), GUIDE_MD).unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "big.md", "small.md", "--format", "jsonl"]),
+    );
     let chunks = jsonl(&out);
     let (big_chunks, small_chunks): (Vec<&Value>, Vec<&Value>) =
         chunks.iter().partition(|c| c["source_uri"] == "big.md");
@@ -240,8 +217,7 @@ fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
         .assert()
         .code(1)
         .stderr("error: /nonexistent: cannot read: No such file or directory (os error 2)\n");
-    let dir = scratch_dir("noext");
-    std::fs::write(dir.join("README"), "# Read me\n").unwrap();
+    let dir = dir_with("noext", &[("README", "# Read me\n")]);
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "README"])
@@ -254,16 +230,13 @@ fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
 
 #[test]
 fn a_small_max_tokens_scales_the_default_overlap() {
-    let dir = scratch_dir("overlap");
-    std::fs::write(dir.join("guide.md"), GUIDE_MD).unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "guide.md", "--max-tokens", "10", "--format", "jsonl"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let dir = dir_with("overlap", &[("guide.md", GUIDE_MD)]);
+    let out =
+        stdout_of(
+            ragctl()
+                .current_dir(&dir)
+                .args(["chunk", "guide.md", "--max-tokens", "10", "--format", "jsonl"]),
+        );
     assert!(jsonl(&out).iter().all(|c| c["token_count"].as_u64().unwrap() <= 10));
     // An overlap the user chose is still checked as given.
     ragctl()
@@ -278,11 +251,8 @@ fn a_small_max_tokens_scales_the_default_overlap() {
 
 #[test]
 fn skipped_files_are_counted_and_listed_with_verbose() {
-    let dir = scratch_dir("skipped");
-    std::fs::create_dir_all(dir.join("docs")).unwrap();
-    std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
+    let dir = dir_with("skipped", &[("docs/a.md", "# A\n"), ("docs/data.csv", "a,b\n")]);
     std::fs::write(dir.join("docs/image.png"), [0u8, 159]).unwrap();
-    std::fs::write(dir.join("docs/data.csv"), "a,b\n").unwrap();
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "docs"])
@@ -310,33 +280,27 @@ fn skipped_files_are_counted_and_listed_with_verbose() {
 
 #[test]
 fn ignore_files_and_hidden_entries_are_honoured_as_ripgrep_does() {
-    let dir = scratch_dir("ignore");
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(docs.join("build")).unwrap();
+    let dir = dir_with(
+        "ignore",
+        &[
+            ("docs/.gitignore", "build/\n"),
+            ("docs/.ignore", "draft.md\n"),
+            ("docs/a.md", "# A\n"),
+            ("docs/draft.md", "# Draft\n"),
+            ("docs/build/out.md", "# Out\n"),
+            ("docs/.hidden.md", "# Hidden\n"),
+        ],
+    );
     // A `.git` directory makes `docs` a repository, where `.gitignore` applies.
-    std::fs::create_dir_all(docs.join(".git")).unwrap();
-    std::fs::write(docs.join(".gitignore"), "build/\n").unwrap();
-    std::fs::write(docs.join(".ignore"), "draft.md\n").unwrap();
-    std::fs::write(docs.join("a.md"), "# A\n").unwrap();
-    std::fs::write(docs.join("draft.md"), "# Draft\n").unwrap();
-    std::fs::write(docs.join("build/out.md"), "# Out\n").unwrap();
-    std::fs::write(docs.join(".hidden.md"), "# Hidden\n").unwrap();
+    std::fs::create_dir_all(dir.join("docs/.git")).unwrap();
     let uris = |args: &[&str]| -> Vec<String> {
-        let out = ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "docs", "--format", "jsonl"])
-            .args(args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let mut uris: Vec<String> = jsonl(&out)
-            .iter()
-            .map(|c| c["source_uri"].as_str().unwrap().to_owned())
-            .collect();
-        uris.dedup();
-        uris
+        let out = stdout_of(
+            ragctl()
+                .current_dir(&dir)
+                .args(["chunk", "docs", "--format", "jsonl"])
+                .args(args),
+        );
+        source_uris(&out)
     };
     assert_eq!(uris(&[]), ["docs/a.md"]);
     assert_eq!(
@@ -348,9 +312,7 @@ fn ignore_files_and_hidden_entries_are_honoured_as_ripgrep_does() {
 
 #[test]
 fn each_file_is_chunked_once_and_non_utf8_names_get_distinct_ids() {
-    let dir = scratch_dir("dedup");
-    std::fs::write(dir.join("a.md"), "# A\n\nalpha\n").unwrap();
-    std::fs::write(dir.join("b.md"), "# B\n").unwrap();
+    let dir = dir_with("dedup", &[("a.md", "# A\n\nalpha\n"), ("b.md", "# B\n")]);
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt as _;
@@ -359,14 +321,11 @@ fn each_file_is_chunked_once_and_non_utf8_names_get_distinct_ids() {
         std::fs::write(name(b"\xfe.md"), "# FE\n").unwrap();
         std::fs::write(name(b"100%.md"), "# Percent\n").unwrap();
     }
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", ".", "./a.md", "a.md", "--format", "jsonl"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", ".", "./a.md", "a.md", "--format", "jsonl"]),
+    );
     let chunks = jsonl(&out);
     let mut ids: Vec<&str> = chunks.iter().map(|c| c["id"].as_str().unwrap()).collect();
     let count = ids.len();
@@ -391,9 +350,7 @@ fn each_file_is_chunked_once_and_non_utf8_names_get_distinct_ids() {
 fn dangling_and_looping_symlinks_are_reported() {
     #[cfg(unix)]
     {
-        let dir = scratch_dir("links");
-        std::fs::create_dir_all(dir.join("docs")).unwrap();
-        std::fs::write(dir.join("docs/a.md"), "# A\n").unwrap();
+        let dir = dir_with("links", &[("docs/a.md", "# A\n")]);
         std::os::unix::fs::symlink("missing.md", dir.join("docs/dangling.md")).unwrap();
         std::os::unix::fs::symlink("loop2.md", dir.join("docs/loop1.md")).unwrap();
         std::os::unix::fs::symlink("loop1.md", dir.join("docs/loop2.md")).unwrap();
@@ -436,27 +393,13 @@ fn control_characters_in_names_and_content_are_escaped_in_text_output() {
         "# Title \x1b[2J\n\nBody \x1b]0;x\x07.\n",
     )
     .unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "."])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", "."]));
     let text = String::from_utf8(out).unwrap();
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     assert!(text.starts_with("./evil\\x1b]0;pwned\\x07.md\n"), "{text}");
     assert!(text.contains("# Title \\x1b[2J"), "{text}");
     // JSON Lines keep the bytes (JSON escapes them).
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", ".", "--format", "jsonl"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", ".", "--format", "jsonl"]));
     assert_eq!(jsonl(&out)[0]["source_uri"], "./evil\x1b]0;pwned\x07.md");
 }
 
@@ -497,8 +440,7 @@ fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
 
 #[test]
 fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
-    let dir = scratch_dir("limit");
-    std::fs::write(dir.join("small.md"), GUIDE_MD).unwrap();
+    let dir = dir_with("limit", &[("small.md", GUIDE_MD)]);
     std::fs::write(dir.join("big.md"), "# Big\n\n".repeat(1000)).unwrap();
     let assert = ragctl()
         .current_dir(&dir)
@@ -529,17 +471,16 @@ fn tiny_tokenizer() -> std::path::PathBuf {
 
 #[test]
 fn a_hugging_face_tokenizer_json_counts_the_chunks() {
-    let dir = scratch_dir("hf");
-    std::fs::write(dir.join("a.md"), "# Title\n\nRerankers score (query, passage) pairs.\n").unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "a.md", "--format", "jsonl", "--tokenizer"])
-        .arg(tiny_tokenizer())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let dir = dir_with(
+        "hf",
+        &[("a.md", "# Title\n\nRerankers score (query, passage) pairs.\n")],
+    );
+    let out = stdout_of(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "a.md", "--format", "jsonl", "--tokenizer"])
+            .arg(tiny_tokenizer()),
+    );
     let chunks = jsonl(&out);
     assert_eq!(chunks[1]["content"], "Rerankers score (query, passage) pairs.");
     // 27 tokens under this tokenizer (cl100k_base gives 8), as Hugging Face's tokenizers counts it.
@@ -550,23 +491,20 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
     // The budget holds under that tokenizer.
     let long = format!("# T\n\n{}\n", "Rerankers score (query, passage) pairs. ".repeat(40));
     std::fs::write(dir.join("long.md"), long).unwrap();
-    let out = ragctl()
-        .current_dir(&dir)
-        .args([
-            "chunk",
-            "long.md",
-            "--format",
-            "jsonl",
-            "--max-tokens",
-            "64",
-            "--tokenizer",
-        ])
-        .arg(tiny_tokenizer())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(
+        ragctl()
+            .current_dir(&dir)
+            .args([
+                "chunk",
+                "long.md",
+                "--format",
+                "jsonl",
+                "--max-tokens",
+                "64",
+                "--tokenizer",
+            ])
+            .arg(tiny_tokenizer()),
+    );
     let chunks = jsonl(&out);
     assert!(chunks.len() > 10);
     assert!(chunks.iter().all(|c| c["token_count"].as_u64().unwrap() <= 64));
@@ -574,8 +512,7 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
 
 #[test]
 fn a_missing_tokenizer_json_is_an_error_naming_it() {
-    let dir = scratch_dir("hf-missing");
-    std::fs::write(dir.join("a.md"), "# Title\n").unwrap();
+    let dir = dir_with("hf-missing", &[("a.md", "# Title\n")]);
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"])

@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::{ragctl, scratch_dir};
+use crate::{dir_with, ragctl, scratch_dir};
 
 #[test]
 fn completions_are_printed_for_each_shell() {
@@ -81,8 +81,7 @@ fn color_follows_the_flag_and_no_color() {
 
 #[test]
 fn quiet_silences_warnings_and_notes_but_not_errors() {
-    let dir = scratch_dir("quiet");
-    std::fs::write(dir.join("a.md"), "# A\n").unwrap();
+    let dir = dir_with("quiet", &[("a.md", "# A\n")]);
     std::fs::write(dir.join("b.png"), [0u8]).unwrap();
     ragctl()
         .current_dir(&dir)

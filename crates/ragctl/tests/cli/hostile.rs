@@ -2,13 +2,15 @@
 //! pack` on hostile JSONL. Each gets a clear error naming the file (and line or byte offset) or a
 //! correct result, never a panic, a hang or silently dropped data.
 //!
-//! The shapes are those of `rag_contract::corpus` (the library tests run them at full size); the
-//! binary under test is a debug build, so the largest inputs are a little smaller here.
+//! The shapes are those of `rag_contract::corpus`. What the chunks and packs hold on each is the
+//! library's test (`tests/tests/hostile.rs`, every contract rule); here, only what the binary
+//! adds: exit codes, errors naming the file and line, the input limits, the other inputs still
+//! processed. The binary under test is a debug build, so the largest inputs are a little smaller.
 
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
-use crate::{ragctl, scratch_dir};
+use crate::{chunk_line, dir_with, json_of, jsonl, ragctl, refused, scratch_dir, stdout_of};
 
 /// The hostile files: name and bytes. `bad.md` and `binary.md` are not UTF-8.
 fn hostile_files() -> Vec<(&'static str, Vec<u8>)> {
@@ -71,20 +73,6 @@ fn hostile_files() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// Every non-whitespace character of `text` (a leading BOM excepted) lies in one of `spans`.
-fn assert_nothing_lost(name: &str, text: &str, spans: &[(usize, usize)]) {
-    let mut covered = vec![false; text.len()];
-    for &(start, end) in spans {
-        covered[start..end].iter_mut().for_each(|c| *c = true);
-    }
-    for (offset, ch) in text.char_indices() {
-        let bom = offset == 0 && ch == '\u{feff}';
-        if !ch.is_whitespace() && !bom {
-            assert!(covered[offset], "{name}: {ch:?} at byte {offset} is in no chunk");
-        }
-    }
-}
-
 #[test]
 fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_rest() {
     let dir = scratch_dir("hostile-chunk");
@@ -120,50 +108,17 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
         2,
         "only the two bad files are reported"
     );
-    let chunks: Vec<Value> = std::str::from_utf8(&output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    // What each file's chunks hold is the library's test (rag-contract's hostile cases, every
+    // contract rule); through the binary, each readable file is chunked and the rest reported.
+    let chunks = jsonl(&output.stdout);
     for (name, bytes) in &files {
         let uri = format!("./{name}");
-        let mine: Vec<&Value> = chunks.iter().filter(|c| c["source_uri"] == uri.as_str()).collect();
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            assert!(mine.is_empty(), "{name}");
-            continue;
-        };
-        if text.trim().is_empty() {
-            assert!(mine.is_empty(), "{name}: whitespace has no chunks");
-            continue;
+        let mine = chunks.iter().filter(|c| c["source_uri"] == uri.as_str()).count();
+        match std::str::from_utf8(bytes) {
+            Ok(text) if !text.trim().is_empty() => assert!(mine > 0, "{name} has no chunks"),
+            _ => assert_eq!(mine, 0, "{name}: no chunks from a bad or blank file"),
         }
-        assert!(!mine.is_empty(), "{name} has no chunks");
-        let mut spans = Vec::new();
-        for (i, c) in mine.iter().enumerate() {
-            assert_eq!(c["position"], i, "{name}");
-            assert!(c["token_count"].as_u64().unwrap() <= 128, "{name}");
-            let (start, end) = (
-                c["span"]["start"].as_u64().unwrap() as usize,
-                c["span"]["end"].as_u64().unwrap() as usize,
-            );
-            assert_eq!(
-                c["content"].as_str(),
-                Some(&text[start..end]),
-                "{name}: content is the file's bytes"
-            );
-            spans.push((start, end));
-        }
-        assert_nothing_lost(name, text, &spans);
     }
-    let headings = |name: &str| {
-        chunks
-            .iter()
-            .filter(|c| c["source_uri"] == format!("./{name}").as_str() && c["metadata"]["kind"] == "heading")
-            .count()
-    };
-    assert_eq!(headings("headings.md"), 10_000);
-    assert_eq!(headings("code.md"), 1, "`#` lines in code are not headings");
-    assert_eq!(headings("fence.md"), 1, "an unterminated fence runs to the end");
-    assert_eq!(headings("crlf.md"), 2);
 }
 
 fn pack_lines(name: &str, lines: &[String], args: &[&str]) -> assert_cmd::assert::Assert {
@@ -176,50 +131,8 @@ fn pack_lines(name: &str, lines: &[String], args: &[&str]) -> assert_cmd::assert
         .assert()
 }
 
-fn chunk_line(id: &str, content: &str, extra: Value) -> String {
-    let mut v = json!({"id": id, "document_id": "doc", "content": content, "score": 0.5});
-    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
-        obj.extend(extra);
-    }
-    v.to_string()
-}
-
 fn packed_json(assert: assert_cmd::assert::Assert) -> Value {
-    serde_json::from_slice(&assert.success().get_output().stdout).unwrap()
-}
-
-#[test]
-fn a_hundred_thousand_identical_chunks_pack_one() {
-    let lines: Vec<String> = (0..100_000)
-        .map(|i| {
-            chunk_line(
-                &format!("c{i:06}"),
-                "the refund window is 30 days",
-                json!({"token_count": 7}),
-            )
-        })
-        .collect();
-    let out = packed_json(pack_lines("identical", &lines, &["--format", "json"]));
-    assert_eq!(out["chunks_out"], 1);
-    assert_eq!(out["dropped_dedup"], 99_999);
-    assert_eq!(out["chunks"][0]["id"], "c000000");
-}
-
-#[test]
-fn equal_and_negative_scores_pack_the_same_way_every_time() {
-    let lines: Vec<String> = (0..50)
-        .map(|i| {
-            chunk_line(
-                &format!("c{i:02}"),
-                &format!("text number {i}"),
-                json!({"score": if i % 2 == 0 { 0.5 } else { -1.5 }}),
-            )
-        })
-        .collect();
-    let first = packed_json(pack_lines("equal", &lines, &["--format", "json", "--budget", "40"]));
-    let second = packed_json(pack_lines("equal", &lines, &["--format", "json", "--budget", "40"]));
-    assert_eq!(first, second);
-    assert!(first["chunks_out"].as_u64().unwrap() > 0);
+    json_of(&assert.success().get_output().stdout)
 }
 
 #[test]
@@ -248,21 +161,6 @@ fn nan_negative_and_zero_token_counts_are_errors_naming_the_line() {
             .stderr(predicate::str::contains(message))
             .stderr(predicate::str::contains("panicked").not());
     }
-}
-
-#[test]
-fn a_chunk_larger_than_the_budget_is_dropped_and_reported() {
-    let lines = [
-        chunk_line("big", "huge", json!({"token_count": 1_000_000, "score": 0.9})),
-        // An honest count: a claim found wrong would make the packer count every chunk's text.
-        chunk_line("small", "tiny", json!({"token_count": 1})),
-    ];
-    let out = packed_json(pack_lines("big", &lines, &["--format", "json", "--budget", "100"]));
-    assert_eq!(out["chunks"][0]["id"], "small");
-    assert_eq!(
-        out["dropped"][0],
-        json!({"id": "big", "reason": "over_budget", "tokens": 1_000_000})
-    );
 }
 
 #[test]
@@ -327,27 +225,9 @@ fn deeply_nested_metadata_is_a_clear_error_not_a_stack_overflow() {
 }
 
 #[test]
-fn unknown_fields_are_ignored_and_kept_in_the_output() {
-    let lines = [chunk_line(
-        "a",
-        "text",
-        json!({"embedding_model": "e5", "vector": [0.1, 0.2], "x-custom": {"k": 1}}),
-    )];
-    let out = packed_json(pack_lines("unknown", &lines, &["--format", "json"]));
-    let chunk = &out["chunks"][0];
-    assert_eq!(chunk["embedding_model"], "e5");
-    assert_eq!(chunk["vector"], json!([0.1, 0.2]));
-    assert_eq!(chunk["x-custom"], json!({"k": 1}));
-}
-
-#[test]
 fn endless_and_oversized_inputs_are_refused_within_their_limits() {
     // An endless stream: refused once the input limit is passed.
-    ragctl()
-        .args(["pack", "q", "--input", "/dev/zero", "--max-input-bytes", "8M"])
-        .assert()
-        .code(1)
-        .stdout("")
+    refused(ragctl().args(["pack", "q", "--input", "/dev/zero", "--max-input-bytes", "8M"]))
         .stderr("error: /dev/zero: input is larger than --max-input-bytes (8 MiB); raise the limit to read it\n");
     ragctl()
         .args(["pack", "q", "--max-input-bytes", "64K"])
@@ -370,8 +250,7 @@ fn endless_and_oversized_inputs_are_refused_within_their_limits() {
     // Within the limit, the same line is read.
     pack_lines("long-line-ok", &[long], &["--max-line-bytes", "2M"]).success();
     // `chunk` on a device without end: refused, the other input still chunked.
-    let dir = scratch_dir("zero");
-    std::fs::write(dir.join("a.txt"), "Some text.\n").unwrap();
+    let dir = dir_with("zero", &[("a.txt", "Some text.\n")]);
     ragctl()
         .current_dir(&dir)
         .args([
@@ -399,16 +278,11 @@ fn byte_order_marks_crlf_nul_and_invalid_utf8_in_jsonl_are_read_or_named_by_line
     input.extend_from_slice(chunk_line("b", "nul \u{0} inside", json!({})).as_bytes());
     input.extend_from_slice(b"\r\n");
     std::fs::write(dir.join("ok.jsonl"), &input).unwrap();
-    let out: Value = serde_json::from_slice(
-        &ragctl()
+    let out = json_of(&stdout_of(
+        ragctl()
             .current_dir(&dir)
-            .args(["pack", "first", "--input", "ok.jsonl", "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout,
-    )
-    .unwrap();
+            .args(["pack", "first", "--input", "ok.jsonl", "--format", "json"]),
+    ));
     assert_eq!(out["chunks_in"], 2);
     // Invalid UTF-8 in a later line, and a byte-order mark anywhere but the start.
     for (name, bad, message) in [
@@ -426,12 +300,7 @@ fn byte_order_marks_crlf_nul_and_invalid_utf8_in_jsonl_are_read_or_named_by_line
         let mut bad_input = input.clone();
         bad_input.extend_from_slice(&bad);
         std::fs::write(dir.join("bad.jsonl"), &bad_input).unwrap();
-        ragctl()
-            .current_dir(&dir)
-            .args(["pack", "q", "--input", "bad.jsonl"])
-            .assert()
-            .code(1)
-            .stdout("")
+        refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
             .stderr(predicate::str::diff(message).name(name));
     }
 }

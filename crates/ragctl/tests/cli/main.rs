@@ -11,10 +11,57 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use assert_cmd::Command;
+use assert_cmd::assert::Assert;
+use serde_json::{Value, json};
 
 /// The binary under test.
 pub fn ragctl() -> Command {
     Command::cargo_bin("ragctl").unwrap()
+}
+
+/// Runs `cmd`, asserts that it succeeded, and returns its standard output.
+pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
+    cmd.assert().success().get_output().stdout.clone()
+}
+
+/// Runs `cmd` and asserts that it refused its input: exit code 1, nothing on standard output.
+pub fn refused(cmd: &mut Command) -> Assert {
+    cmd.assert().code(1).stdout("")
+}
+
+/// The values of JSON Lines output, one a line.
+pub fn jsonl(stdout: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The value of JSON output.
+pub fn json_of(stdout: &[u8]) -> Value {
+    serde_json::from_slice(stdout).unwrap()
+}
+
+/// One input line of `ragctl pack`: a chunk of document `doc` with score 0.5, and `extra` fields
+/// (which may replace those).
+pub fn chunk_line(id: &str, content: &str, extra: Value) -> String {
+    let mut v = json!({"id": id, "document_id": "doc", "content": content, "score": 0.5});
+    if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+    v.to_string()
+}
+
+/// A fresh directory for one test holding `files` (name, text), parent directories created.
+pub fn dir_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = scratch_dir(name);
+    for (file, text) in files {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
 }
 
 /// A fresh, empty directory for one test.

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 
 use crate::ragctl;
@@ -56,6 +57,37 @@ fn start_receiver() -> (String, mpsc::Receiver<(String, ExportTraceServiceReques
     (format!("http://{addr}"), rx)
 }
 
+/// The first batch the receiver decodes, checked to come on the traces path; the spans named
+/// `name` in it.
+fn received_spans(received: &mpsc::Receiver<(String, ExportTraceServiceRequest)>, name: &str) -> Vec<Span> {
+    let (path, request) = received
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the exporter sent a batch");
+    assert_eq!(path, "/v1/traces");
+    let resource = request.resource_spans[0].resource.as_ref().unwrap();
+    let service = resource.attributes.iter().find(|kv| kv.key == "service.name").unwrap();
+    assert_eq!(
+        service.value.as_ref().unwrap().value,
+        Some(AnyValue::StringValue("ragctl".into()))
+    );
+    request
+        .resource_spans
+        .into_iter()
+        .flat_map(|rs| rs.scope_spans)
+        .flat_map(|ss| ss.spans)
+        .filter(|s| s.name == name)
+        .collect()
+}
+
+/// The value of a span's attribute `key`, if it has one.
+fn attr(span: &Span, key: &str) -> Option<AnyValue> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.clone())
+        .and_then(|v| v.value)
+}
+
 #[test]
 fn pack_exports_its_span_over_otlp_http() {
     let (endpoint, received) = start_receiver();
@@ -67,40 +99,18 @@ fn pack_exports_its_span_over_otlp_http() {
         .write_stdin(input)
         .assert()
         .success();
-    let (path, request) = received
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the exporter sent a batch");
-    assert_eq!(path, "/v1/traces");
-    let resource = request.resource_spans[0].resource.as_ref().unwrap();
-    let service = resource.attributes.iter().find(|kv| kv.key == "service.name").unwrap();
+    let spans = received_spans(&received, "rag.pack");
+    let value = |key: &str| attr(spans.first().expect("a rag.pack span"), key);
     assert_eq!(
-        service.value.as_ref().unwrap().value,
-        Some(AnyValue::StringValue("ragctl".into()))
-    );
-    let span = request
-        .resource_spans
-        .iter()
-        .flat_map(|rs| &rs.scope_spans)
-        .flat_map(|ss| &ss.spans)
-        .find(|s| s.name == "rag.pack")
-        .expect("a rag.pack span");
-    let attr = |key: &str| {
-        span.attributes
-            .iter()
-            .find(|kv| kv.key == key)
-            .and_then(|kv| kv.value.clone())
-            .and_then(|v| v.value)
-    };
-    assert_eq!(
-        attr("rag.tenant_id"),
+        value("rag.tenant_id"),
         Some(AnyValue::StringValue("ragctl-local".into()))
     );
-    assert_eq!(attr("rag.pack.budget"), Some(AnyValue::IntValue(100)));
-    assert_eq!(attr("rag.pack.chunks_in"), Some(AnyValue::IntValue(2)));
-    assert_eq!(attr("rag.pack.chunks_out"), Some(AnyValue::IntValue(1)));
-    assert_eq!(attr("rag.pack.dropped_dedup"), Some(AnyValue::IntValue(1)));
+    assert_eq!(value("rag.pack.budget"), Some(AnyValue::IntValue(100)));
+    assert_eq!(value("rag.pack.chunks_in"), Some(AnyValue::IntValue(2)));
+    assert_eq!(value("rag.pack.chunks_out"), Some(AnyValue::IntValue(1)));
+    assert_eq!(value("rag.pack.dropped_dedup"), Some(AnyValue::IntValue(1)));
     // The rendered context's own count (the lines claimed 6 tokens; cl100k says 8).
-    assert_eq!(attr("rag.pack.tokens_used"), Some(AnyValue::IntValue(8)));
+    assert_eq!(value("rag.pack.tokens_used"), Some(AnyValue::IntValue(8)));
 }
 
 #[test]
@@ -123,37 +133,20 @@ fn chunk_exports_one_span_per_document() {
         .write_stdin(crate::GUIDE_MD)
         .assert()
         .success();
-    let (path, request) = received
-        .recv_timeout(Duration::from_secs(20))
-        .expect("the exporter sent a batch");
-    assert_eq!(path, "/v1/traces");
-    let spans: Vec<_> = request
-        .resource_spans
-        .iter()
-        .flat_map(|rs| &rs.scope_spans)
-        .flat_map(|ss| &ss.spans)
-        .filter(|s| s.name == "rag.chunk")
-        .collect();
+    let spans = received_spans(&received, "rag.chunk");
     assert_eq!(spans.len(), 1);
-    let attr = |key: &str| {
-        spans[0]
-            .attributes
-            .iter()
-            .find(|kv| kv.key == key)
-            .and_then(|kv| kv.value.clone())
-            .and_then(|v| v.value)
-    };
-    assert_eq!(attr("rag.document_id"), Some(AnyValue::StringValue("-".into())));
+    let value = |key: &str| attr(&spans[0], key);
+    assert_eq!(value("rag.document_id"), Some(AnyValue::StringValue("-".into())));
     assert_eq!(
-        attr("rag.chunk.doc_type"),
+        value("rag.chunk.doc_type"),
         Some(AnyValue::StringValue("markdown".into()))
     );
-    assert_eq!(attr("rag.chunk.max_tokens"), Some(AnyValue::IntValue(32)));
+    assert_eq!(value("rag.chunk.max_tokens"), Some(AnyValue::IntValue(32)));
     assert_eq!(
-        attr("rag.chunk.bytes"),
+        value("rag.chunk.bytes"),
         Some(AnyValue::IntValue(crate::GUIDE_MD.len() as i64))
     );
-    assert!(matches!(attr("rag.chunk.chunks"), Some(AnyValue::IntValue(n)) if n > 2));
+    assert!(matches!(value("rag.chunk.chunks"), Some(AnyValue::IntValue(n)) if n > 2));
 }
 
 /// A collector that accepts connections and never answers.

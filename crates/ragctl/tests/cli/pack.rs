@@ -4,20 +4,16 @@ use predicates::prelude::*;
 use rag_core::TokenCounter as _;
 use serde_json::{Value, json};
 
-use crate::{GUIDE_MD, ragctl, scratch_dir, workspace_root};
+use crate::{GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stdout_of, workspace_root};
 
-fn line(id: &str, tenant: Option<&str>, content: &str, score: Option<f64>, tokens: Option<u64>) -> String {
-    let mut v = json!({"id": id, "document_id": "doc", "content": content});
-    if let Some(t) = tenant {
-        v["tenant_id"] = json!(t);
-    }
-    if let Some(s) = score {
-        v["score"] = json!(s);
-    }
-    if let Some(t) = tokens {
-        v["token_count"] = json!(t);
-    }
-    v.to_string()
+/// `ragctl pack QUERY --input - --format json FLAGS` with `stdin`: the packed context's JSON.
+fn pack_json(query: &str, flags: &[&str], stdin: impl Into<Vec<u8>>) -> Value {
+    json_of(&stdout_of(
+        ragctl()
+            .args(["pack", query, "--input", "-", "--format", "json"])
+            .args(flags)
+            .write_stdin(stdin),
+    ))
 }
 
 #[test]
@@ -39,41 +35,17 @@ fn the_demo_corpus_packs_with_demo_and_says_so() {
 #[test]
 fn chunk_output_pipes_into_pack() {
     let root = workspace_root();
-    let chunked = ragctl()
-        .current_dir(&root)
-        .args([
-            "chunk",
-            "docs",
-            "--format",
-            "jsonl",
-            "--max-tokens",
-            "200",
-            "--overlap-tokens",
-            "20",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = ragctl()
-        .args([
-            "pack",
-            "how are chunks deduplicated",
-            "--input",
-            "-",
-            "--format",
-            "json",
-            "--budget",
-            "1500",
-        ])
-        .write_stdin(chunked)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let packed: Value = serde_json::from_slice(&out).unwrap();
+    let chunked = stdout_of(ragctl().current_dir(&root).args([
+        "chunk",
+        "docs",
+        "--format",
+        "jsonl",
+        "--max-tokens",
+        "200",
+        "--overlap-tokens",
+        "20",
+    ]));
+    let packed = pack_json("how are chunks deduplicated", &["--budget", "1500"], chunked);
     let chunks_in = packed["chunks_in"].as_u64().unwrap();
     let chunks_out = packed["chunks_out"].as_u64().unwrap();
     assert!(chunks_out > 0 && chunks_out < chunks_in);
@@ -89,13 +61,12 @@ fn chunk_output_pipes_into_pack() {
 
 #[test]
 fn the_context_format_renders_the_template() {
-    let dir = scratch_dir("context");
     let input = [
-        line("a", None, "Alpha text.", Some(0.9), Some(3)),
-        line("b", None, "Beta text.", Some(0.5), Some(3)),
+        chunk_line("a", "Alpha text.", json!({"score": 0.9, "token_count": 3})),
+        chunk_line("b", "Beta text.", json!({"score": 0.5, "token_count": 3})),
     ]
     .join("\n");
-    std::fs::write(dir.join("in.jsonl"), input).unwrap();
+    let dir = dir_with("context", &[("in.jsonl", &input)]);
     ragctl()
         .current_dir(&dir)
         .args([
@@ -116,53 +87,32 @@ fn the_context_format_renders_the_template() {
 
 #[test]
 fn a_malformed_line_is_named_and_nothing_is_printed() {
-    let dir = scratch_dir("malformed");
-    let input = [line("a", None, "ok", None, None), "{\"id\": \"b\", oops".to_owned()].join("\n");
-    std::fs::write(dir.join("in.jsonl"), input).unwrap();
-    ragctl()
-        .current_dir(&dir)
-        .args(["pack", "q", "--input", "in.jsonl"])
-        .assert()
-        .code(1)
-        .stdout("")
+    let input = [chunk_line("a", "ok", json!({})), "{\"id\": \"b\", oops".to_owned()].join("\n");
+    let dir = dir_with("malformed", &[("in.jsonl", &input)]);
+    refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "in.jsonl"]))
         .stderr(predicate::str::contains("in.jsonl:2:"));
 }
 
 #[test]
 fn a_foreign_tenant_is_refused_naming_the_chunk() {
     let input = [
-        line("mine", None, "ok", None, None),
-        line("theirs", Some("globex"), "secret", None, None),
+        chunk_line("mine", "ok", json!({})),
+        chunk_line("theirs", "secret", json!({"tenant_id": "globex"})),
     ]
     .join("\n");
-    ragctl()
-        .args(["pack", "q", "--input", "-", "--tenant", "acme"])
-        .write_stdin(input)
-        .assert()
-        .code(1)
-        .stdout("")
-        .stderr(predicate::str::contains("chunk theirs belongs to tenant globex"));
+    refused(
+        ragctl()
+            .args(["pack", "q", "--input", "-", "--tenant", "acme"])
+            .write_stdin(input),
+    )
+    .stderr(predicate::str::contains("chunk theirs belongs to tenant globex"));
 }
 
 #[test]
 fn a_hugging_face_tokenizer_counts_chunks_without_token_count() {
     let tokenizer = workspace_root().join("crates/rag-tokens/tests/fixtures/tiny-bpe.tokenizer.json");
-    let out = ragctl()
-        .args(["pack", "pairs", "--input", "-", "--format", "json", "--tokenizer"])
-        .arg(&tokenizer)
-        .write_stdin(line(
-            "a",
-            None,
-            "Rerankers score (query, passage) pairs.",
-            Some(1.0),
-            None,
-        ))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let packed: Value = serde_json::from_slice(&out).unwrap();
+    let line = chunk_line("a", "Rerankers score (query, passage) pairs.", json!({"score": 1.0}));
+    let packed = pack_json("pairs", &["--tokenizer", tokenizer.to_str().unwrap()], line);
     assert!(
         packed["tokenizer"]
             .as_str()
@@ -189,36 +139,15 @@ fn invalid_flag_values_are_usage_errors() {
 fn a_pack_with_every_token_count_given_runs_on_stdin() {
     let input = (0..5)
         .map(|i| {
-            line(
+            chunk_line(
                 &format!("c{i}"),
-                None,
                 &format!("chunk {i} {GUIDE_MD}"),
-                Some(i as f64),
-                Some(40),
+                json!({"score": i as f64, "token_count": 40}),
             )
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let out = ragctl()
-        .args([
-            "pack",
-            "q",
-            "--input",
-            "-",
-            "--budget",
-            "100",
-            "--format",
-            "json",
-            "--strategy",
-            "knapsack",
-        ])
-        .write_stdin(input)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let packed: Value = serde_json::from_slice(&out).unwrap();
+    let packed = pack_json("q", &["--budget", "100", "--strategy", "knapsack"], input);
     // The budget holds for the rendered context, whatever the lines claimed (40 tokens each).
     let context = packed["context"].as_str().unwrap();
     let tokens = rag_chunker::TiktokenCounter::cl100k().count(context).unwrap();
@@ -239,19 +168,12 @@ fn a_pack_with_every_token_count_given_runs_on_stdin() {
 #[test]
 fn piped_stdin_is_read_without_input() {
     let input = [
-        line("a", None, "Alpha text.", Some(0.9), Some(3)),
-        line("b", None, "Beta text.", Some(0.5), Some(3)),
+        chunk_line("a", "Alpha text.", json!({"score": 0.9, "token_count": 3})),
+        chunk_line("b", "Beta text.", json!({"score": 0.5, "token_count": 3})),
     ]
     .join("\n");
-    let out = ragctl()
-        .args(["pack", "q", "--format", "json"])
-        .write_stdin(input)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let packed: Value = serde_json::from_slice(&out).unwrap();
+    let out = stdout_of(ragctl().args(["pack", "q", "--format", "json"]).write_stdin(input));
+    let packed = json_of(&out);
     assert_eq!(packed["input"], "-");
     assert_eq!(packed["chunks_in"], 2, "the piped chunks, not the demo corpus");
     // Nothing piped in (stdin is empty, not a terminal): an empty pack, and a hint.
@@ -261,15 +183,12 @@ fn piped_stdin_is_read_without_input() {
         .success()
         .stdout(predicate::str::contains("chunks_in:      0"))
         .stderr(predicate::str::contains("warning: no chunks on stdin; --demo packs"));
-    let demo = ragctl()
-        .args(["pack", "q", "--demo", "--format", "json"])
-        .write_stdin("ignored")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let demo: Value = serde_json::from_slice(&demo).unwrap();
+    let demo = stdout_of(
+        ragctl()
+            .args(["pack", "q", "--demo", "--format", "json"])
+            .write_stdin("ignored"),
+    );
+    let demo = json_of(&demo);
     assert_eq!(demo["input"], "demo corpus (the project's docs, built in)");
 }
 
@@ -278,24 +197,19 @@ fn top_k_shows_the_best_chunks_not_the_first_in_context_order() {
     // Lost in the middle puts the best first and the second best last.
     let input = (1..=6)
         .map(|i| {
-            line(
+            chunk_line(
                 &format!("c{i}"),
-                None,
                 &format!("text {i}"),
-                Some(1.0 - f64::from(i) / 10.0),
-                Some(2),
+                json!({"score": 1.0 - f64::from(i) / 10.0, "token_count": 2}),
             )
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let out = ragctl()
-        .args(["pack", "q", "--input", "-", "-k", "2"])
-        .write_stdin(input)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = stdout_of(
+        ragctl()
+            .args(["pack", "q", "--input", "-", "-k", "2"])
+            .write_stdin(input),
+    );
     let text = String::from_utf8(out).unwrap();
     let rows: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with('#')).collect();
     assert_eq!(rows.len(), 2, "{text}");
@@ -305,30 +219,24 @@ fn top_k_shows_the_best_chunks_not_the_first_in_context_order() {
 
 #[test]
 fn require_tenant_refuses_chunks_without_one_naming_the_line() {
-    let dir = scratch_dir("require-tenant");
     let input = [
-        line("mine", Some("acme"), "ok", None, None),
+        chunk_line("mine", "ok", json!({"tenant_id": "acme"})),
         json!({"id": "typo", "document_id": "d", "content": "x", "Tenant_Id": "globex"}).to_string(),
     ]
     .join("\n");
-    std::fs::write(dir.join("in.jsonl"), input).unwrap();
-    ragctl()
-        .current_dir(&dir)
-        .args([
-            "pack",
-            "q",
-            "--input",
-            "in.jsonl",
-            "--tenant",
-            "acme",
-            "--require-tenant",
-        ])
-        .assert()
-        .code(1)
-        .stdout("")
-        .stderr(predicate::str::contains(
-            "error: in.jsonl:2: chunk typo has no tenant_id, and a tenant is required",
-        ));
+    let dir = dir_with("require-tenant", &[("in.jsonl", &input)]);
+    refused(ragctl().current_dir(&dir).args([
+        "pack",
+        "q",
+        "--input",
+        "in.jsonl",
+        "--tenant",
+        "acme",
+        "--require-tenant",
+    ]))
+    .stderr(predicate::str::contains(
+        "error: in.jsonl:2: chunk typo has no tenant_id, and a tenant is required",
+    ));
 }
 
 #[test]
@@ -362,7 +270,7 @@ fn keys_that_look_like_known_fields_are_warned_about_once() {
 fn invalid_utf8_names_the_line_and_a_byte_order_mark_is_accepted() {
     let dir = scratch_dir("utf8");
     let mut input = b"\xef\xbb\xbf".to_vec();
-    input.extend_from_slice(line("a", None, "ok", None, None).as_bytes());
+    input.extend_from_slice(chunk_line("a", "ok", json!({})).as_bytes());
     std::fs::write(dir.join("bom.jsonl"), &input).unwrap();
     input.extend_from_slice(b"\n{\"id\":\"b\xff\"}\n");
     std::fs::write(dir.join("bad.jsonl"), &input).unwrap();
@@ -372,27 +280,23 @@ fn invalid_utf8_names_the_line_and_a_byte_order_mark_is_accepted() {
         .assert()
         .success()
         .stdout(predicate::str::contains("chunks_in:      1"));
-    ragctl()
-        .current_dir(&dir)
-        .args(["pack", "q", "--input", "bad.jsonl"])
-        .assert()
-        .code(1)
-        .stdout("")
+    refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
         .stderr("error: bad.jsonl:2: invalid UTF-8 at byte 8 of the line\n");
 }
 
 #[test]
 fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
     let evil_id = "c\x1b]0;pwned\x07";
-    let input = line(evil_id, None, "Body \x1b[31mred\x1b[0m text.", Some(0.5), Some(4));
-    let out = ragctl()
-        .args(["pack", "q", "--input", "-", "--tenant", "t\u{9b}2J"])
-        .write_stdin(input.clone())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let input = chunk_line(
+        evil_id,
+        "Body \x1b[31mred\x1b[0m text.",
+        json!({"score": 0.5, "token_count": 4}),
+    );
+    let out = stdout_of(
+        ragctl()
+            .args(["pack", "q", "--input", "-", "--tenant", "t\u{9b}2J"])
+            .write_stdin(input.clone()),
+    );
     let text = String::from_utf8(out).unwrap();
     assert!(
         !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{9b}'),
@@ -418,7 +322,7 @@ fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
         .success()
         .stdout("Body \x1b[31mred\x1b[0m text.\n");
     // Errors that echo input are escaped too.
-    let foreign = line("x\x1b[2J", Some("evil\x1b]0;t\x07"), "secret", None, None);
+    let foreign = chunk_line("x\x1b[2J", "secret", json!({"tenant_id": "evil\x1b]0;t\x07"}));
     ragctl()
         .args(["pack", "q", "--input", "-"])
         .write_stdin(foreign)
@@ -438,19 +342,8 @@ fn chunks_need_every_label_the_principal_is_given() {
     let public = json!({"id": "handbook", "document_id": "hb", "content": "Vacation is 25 days.", "score": 0.5});
     let input = format!("{secret}\n{public}\n");
     let pack = |labels: &[&str]| {
-        let mut args = vec!["pack", "vacation days", "--input", "-", "--format", "json"];
-        for label in labels {
-            args.extend(["--label", label]);
-        }
-        let out = ragctl()
-            .args(&args)
-            .write_stdin(input.clone())
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice::<Value>(&out).unwrap()
+        let flags: Vec<&str> = labels.iter().flat_map(|label| ["--label", label]).collect();
+        pack_json("vacation days", &flags, input.clone())
     };
     let nobody = pack(&[]);
     assert_eq!(nobody["hidden_by_acl"], 1);
@@ -471,20 +364,7 @@ fn counts_from_another_tokenizer_are_recounted_and_verify_counts_reports_lies() 
     let liar = json!({"id": "liar", "document_id": "e", "content": "one two three four five six", "token_count": 1,
         "score": 0.8});
     let input = format!("{foreign}\n{liar}\n");
-    let run = |extra: &[&str]| {
-        let mut args = vec!["pack", "q", "--input", "-", "--format", "json", "--budget", "100"];
-        args.extend(extra);
-        let out = ragctl()
-            .args(&args)
-            .write_stdin(input.clone())
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        serde_json::from_slice::<Value>(&out).unwrap()
-    };
-    let packed = run(&[]);
+    let packed = pack_json("q", &["--budget", "100"], input.clone());
     let notes = packed["notes"].to_string();
     assert!(
         notes.contains("recounted 1 token counts made with another tokenizer than tiktoken:cl100k_base"),
@@ -496,7 +376,7 @@ fn counts_from_another_tokenizer_are_recounted_and_verify_counts_reports_lies() 
     );
     assert!(packed["tokens_used"].as_u64().unwrap() <= 100);
 
-    let verified = run(&["--verify-counts"]);
+    let verified = pack_json("q", &["--budget", "100", "--verify-counts"], input);
     let notes = verified["notes"].to_string();
     assert!(
         notes.contains(
