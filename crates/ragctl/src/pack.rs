@@ -273,9 +273,17 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .pack_context(&ctx, chunks, args.budget, &context_format(&args)?)
         .await?;
 
+    let outcome = Outcome {
+        args: &args,
+        ctx: &ctx,
+        input: &input,
+        scoring: &scoring.description,
+        chunks_in,
+        packed: &packed,
+    };
     let rendered = match args.format {
-        PackFormat::Text => render_text(&args, &ctx, &input, &scoring.description, chunks_in, &packed),
-        PackFormat::Json => render_json(&args, &ctx, &input, &scoring.description, chunks_in, &packed)?,
+        PackFormat::Text => render_text(outcome),
+        PackFormat::Json => render_json(outcome)?,
         PackFormat::Context => format!("{}\n", packed.context.as_deref().unwrap_or_default()),
     };
     let mut out = std::io::stdout().lock();
@@ -341,16 +349,29 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
     }
 }
 
+/// What a report of a pack shows: the request, where the chunks came from and how many, how they
+/// were scored, and the pack.
+#[derive(Clone, Copy)]
+struct Outcome<'a> {
+    args: &'a PackArgs,
+    ctx: &'a RequestContext,
+    input: &'a str,
+    scoring: &'a str,
+    chunks_in: usize,
+    packed: &'a PackedContext,
+}
+
 /// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
 /// comes from the input is escaped, so a control character cannot drive the terminal.
-fn render_text(
-    args: &PackArgs,
-    ctx: &RequestContext,
-    input: &str,
-    scoring: &str,
-    chunks_in: usize,
-    packed: &PackedContext,
-) -> String {
+fn render_text(outcome: Outcome<'_>) -> String {
+    let Outcome {
+        args,
+        ctx,
+        input,
+        scoring,
+        chunks_in,
+        packed,
+    } = outcome;
     let mut s = String::new();
     let _ = writeln!(s, "query:          {:?}", args.query);
     let _ = writeln!(s, "input:          {}", esc(input));
@@ -401,14 +422,15 @@ fn render_text(
     s
 }
 
-fn render_json(
-    args: &PackArgs,
-    ctx: &RequestContext,
-    input: &str,
-    scoring: &str,
-    chunks_in: usize,
-    packed: &PackedContext,
-) -> anyhow::Result<String> {
+fn render_json(outcome: Outcome<'_>) -> anyhow::Result<String> {
+    let Outcome {
+        args,
+        ctx,
+        input,
+        scoring,
+        chunks_in,
+        packed,
+    } = outcome;
     let value = json!({
         "query": args.query,
         "input": input,
