@@ -282,8 +282,8 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         packed: &packed,
     };
     let rendered = match args.format {
-        PackFormat::Text => render_text(outcome),
-        PackFormat::Json => render_json(outcome)?,
+        PackFormat::Text => outcome.text(),
+        PackFormat::Json => outcome.json()?,
         PackFormat::Context => format!("{}\n", packed.context.as_deref().unwrap_or_default()),
     };
     let mut out = std::io::stdout().lock();
@@ -351,7 +351,6 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
 
 /// What a report of a pack shows: the request, where the chunks came from and how many, how they
 /// were scored, and the pack.
-#[derive(Clone, Copy)]
 struct Outcome<'a> {
     args: &'a PackArgs,
     ctx: &'a RequestContext,
@@ -361,99 +360,90 @@ struct Outcome<'a> {
     packed: &'a PackedContext,
 }
 
-/// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
-/// comes from the input is escaped, so a control character cannot drive the terminal.
-fn render_text(outcome: Outcome<'_>) -> String {
-    let Outcome {
-        args,
-        ctx,
-        input,
-        scoring,
-        chunks_in,
-        packed,
-    } = outcome;
-    let mut s = String::new();
-    let _ = writeln!(s, "query:          {:?}", args.query);
-    let _ = writeln!(s, "input:          {}", esc(input));
-    let _ = writeln!(s, "tenant:         {}", esc(ctx.tenant_id.as_str()));
-    let _ = writeln!(s, "order:          {}", packed.order);
-    let _ = writeln!(s, "strategy:       {}", packed.strategy);
-    let _ = writeln!(s, "budget:         {} tokens", packed.tokens_budget);
-    let _ = writeln!(s, "tokenizer:      {}", packed.tokenizer);
-    let _ = writeln!(s, "scoring:        {scoring}");
-    let _ = writeln!(s, "chunks_in:      {chunks_in}");
-    let _ = writeln!(s, "chunks_out:     {}", packed.chunks.len());
-    let _ = writeln!(s, "tokens_used:    {}", packed.tokens_used);
-    let _ = writeln!(s, "dropped_dedup:  {}", packed.dropped_dedup());
-    let _ = writeln!(s, "dropped_budget: {}", packed.dropped_budget());
-    if packed.hidden_by_acl > 0 {
-        let _ = writeln!(s, "hidden_by_acl:  {}", packed.hidden_by_acl);
+impl Outcome<'_> {
+    /// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
+    /// comes from the input is escaped, so a control character cannot drive the terminal.
+    fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "query:          {:?}", self.args.query);
+        let _ = writeln!(s, "input:          {}", esc(self.input));
+        let _ = writeln!(s, "tenant:         {}", esc(self.ctx.tenant_id.as_str()));
+        let _ = writeln!(s, "order:          {}", self.packed.order);
+        let _ = writeln!(s, "strategy:       {}", self.packed.strategy);
+        let _ = writeln!(s, "budget:         {} tokens", self.packed.tokens_budget);
+        let _ = writeln!(s, "tokenizer:      {}", self.packed.tokenizer);
+        let _ = writeln!(s, "scoring:        {}", self.scoring);
+        let _ = writeln!(s, "chunks_in:      {}", self.chunks_in);
+        let _ = writeln!(s, "chunks_out:     {}", self.packed.chunks.len());
+        let _ = writeln!(s, "tokens_used:    {}", self.packed.tokens_used);
+        let _ = writeln!(s, "dropped_dedup:  {}", self.packed.dropped_dedup());
+        let _ = writeln!(s, "dropped_budget: {}", self.packed.dropped_budget());
+        if self.packed.hidden_by_acl > 0 {
+            let _ = writeln!(s, "hidden_by_acl:  {}", self.packed.hidden_by_acl);
+        }
+        let _ = writeln!(s, "conflicts:      {}", self.packed.conflicts.len());
+        for note in &self.packed.notes {
+            let _ = writeln!(s, "note:           {}", esc(note));
+        }
+        for (rank, position) in rank_order(&self.packed.chunks)
+            .into_iter()
+            .take(self.args.top_k)
+            .enumerate()
+        {
+            let chunk = &self.packed.chunks[position];
+            let _ = writeln!(
+                s,
+                "  #{:<3} pos={:<4} score={:.4}  trust={:<13}  id={}  {}",
+                rank + 1,
+                position + 1,
+                chunk.score_or_zero(),
+                chunk.trust.as_str(),
+                esc(chunk.id.as_str()),
+                esc(&excerpt(
+                    chunk.content().or(chunk.content_ref()).unwrap_or_default(),
+                    72
+                ))
+            );
+        }
+        for conflict in &self.packed.conflicts {
+            let ids: Vec<&str> = conflict.chunk_ids.iter().map(|id| id.as_str()).collect();
+            let _ = writeln!(
+                s,
+                "  conflict {} [{}]: {}",
+                conflict.kind.as_str(),
+                esc(&ids.join(", ")),
+                esc(&conflict.detail)
+            );
+        }
+        s
     }
-    let _ = writeln!(s, "conflicts:      {}", packed.conflicts.len());
-    for note in &packed.notes {
-        let _ = writeln!(s, "note:           {}", esc(note));
-    }
-    for (rank, position) in rank_order(&packed.chunks).into_iter().take(args.top_k).enumerate() {
-        let chunk = &packed.chunks[position];
-        let _ = writeln!(
-            s,
-            "  #{:<3} pos={:<4} score={:.4}  trust={:<13}  id={}  {}",
-            rank + 1,
-            position + 1,
-            chunk.score_or_zero(),
-            chunk.trust.as_str(),
-            esc(chunk.id.as_str()),
-            esc(&excerpt(
-                chunk.content().or(chunk.content_ref()).unwrap_or_default(),
-                72
-            ))
-        );
-    }
-    for conflict in &packed.conflicts {
-        let ids: Vec<&str> = conflict.chunk_ids.iter().map(|id| id.as_str()).collect();
-        let _ = writeln!(
-            s,
-            "  conflict {} [{}]: {}",
-            conflict.kind.as_str(),
-            esc(&ids.join(", ")),
-            esc(&conflict.detail)
-        );
-    }
-    s
-}
 
-fn render_json(outcome: Outcome<'_>) -> anyhow::Result<String> {
-    let Outcome {
-        args,
-        ctx,
-        input,
-        scoring,
-        chunks_in,
-        packed,
-    } = outcome;
-    let value = json!({
-        "query": args.query,
-        "input": input,
-        "tenant": ctx.tenant_id,
-        "order": packed.order,
-        "strategy": packed.strategy,
-        "budget": packed.tokens_budget,
-        "tokenizer": packed.tokenizer,
-        "scoring": scoring,
-        "chunks_in": chunks_in,
-        "chunks_out": packed.chunks.len(),
-        "tokens_used": packed.tokens_used,
-        "dropped_dedup": packed.dropped_dedup(),
-        "dropped_budget": packed.dropped_budget(),
-        "hidden_by_acl": packed.hidden_by_acl,
-        "notes": packed.notes,
-        "context": packed.context,
-        "excerpts": packed.excerpts,
-        "chunks": packed.chunks,
-        "dropped": packed.dropped,
-        "conflicts": packed.conflicts,
-    });
-    let mut s = serde_json::to_string_pretty(&value)?;
-    s.push('\n');
-    Ok(s)
+    /// Everything the pack holds and how it came about, for a program.
+    fn json(&self) -> anyhow::Result<String> {
+        let value = json!({
+            "query": self.args.query,
+            "input": self.input,
+            "tenant": self.ctx.tenant_id,
+            "order": self.packed.order,
+            "strategy": self.packed.strategy,
+            "budget": self.packed.tokens_budget,
+            "tokenizer": self.packed.tokenizer,
+            "scoring": self.scoring,
+            "chunks_in": self.chunks_in,
+            "chunks_out": self.packed.chunks.len(),
+            "tokens_used": self.packed.tokens_used,
+            "dropped_dedup": self.packed.dropped_dedup(),
+            "dropped_budget": self.packed.dropped_budget(),
+            "hidden_by_acl": self.packed.hidden_by_acl,
+            "notes": self.packed.notes,
+            "context": self.packed.context,
+            "excerpts": self.packed.excerpts,
+            "chunks": self.packed.chunks,
+            "dropped": self.packed.dropped,
+            "conflicts": self.packed.conflicts,
+        });
+        let mut s = serde_json::to_string_pretty(&value)?;
+        s.push('\n');
+        Ok(s)
+    }
 }
