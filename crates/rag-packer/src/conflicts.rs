@@ -312,88 +312,74 @@ mod tests {
         c
     }
 
+    /// Chunks `c0`, `c1`, ... of these texts and trust levels.
+    fn chunks(texts: &[(&str, TrustLevel)]) -> Vec<Chunk> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, &(text, trust))| chunk(&format!("c{i}"), text, trust))
+            .collect()
+    }
+
     #[test]
-    fn the_refund_window_example_is_a_numeric_disagreement() {
-        let packed = [
-            chunk(
-                "a",
-                "Policy: the refund window is 30 days. Shipping is free.",
-                TrustLevel::Trusted,
+    fn disagreeing_numbers_are_reported_with_what_disagrees() {
+        use ConflictKind::{NumericDisagreement, TrustMismatch};
+        use TrustLevel::{Trusted, Untrusted};
+        type Case<'a> = (&'a [(&'a str, TrustLevel)], &'a [(ConflictKind, &'a str)]);
+        let cases: [Case<'_>; 3] = [
+            (
+                &[
+                    ("Policy: the refund window is 30 days. Shipping is free.", Trusted),
+                    ("Note that the refund window is 14 days.", Trusted),
+                ],
+                &[(NumericDisagreement, "\"refund window is\": 30 days vs 14 days")],
             ),
-            chunk("b", "Note that the refund window is 14 days.", TrustLevel::Trusted),
+            // Decimals, thousands separators and percent signs are part of one quantity.
+            (
+                &[
+                    ("The interest rate is 3.5% per year.", Trusted),
+                    ("The interest rate is 4.25 % per year.", Trusted),
+                    ("Plans include up to 1,000 seats.", Trusted),
+                    ("Plans include up to 1000 seats.", Trusted),
+                ],
+                &[(NumericDisagreement, "\"interest rate is\": 3.5 % vs 4.25 %")],
+            ),
+            // Across trust levels, a disagreement is also a trust mismatch.
+            (
+                &[
+                    ("The refund window is 30 days.", Trusted),
+                    ("The refund window is 90 days.", Untrusted),
+                ],
+                &[
+                    (NumericDisagreement, "\"refund window is\": 30 days vs 90 days"),
+                    (
+                        TrustMismatch,
+                        "\"refund window is\": 30 days vs 90 days, across trust levels trusted, untrusted",
+                    ),
+                ],
+            ),
         ];
-        let conflicts = detect_conflicts(&packed);
-        assert_eq!(conflicts.len(), 1);
-        assert_eq!(conflicts[0].kind, ConflictKind::NumericDisagreement);
-        assert_eq!(conflicts[0].chunk_ids, [ChunkId::from("a"), ChunkId::from("b")]);
-        assert_eq!(conflicts[0].detail, "\"refund window is\": 30 days vs 14 days");
-    }
-
-    #[test]
-    fn agreeing_or_unrelated_numbers_are_not_conflicts() {
-        let packed = [
-            chunk("a", "The refund window is 30 days.", TrustLevel::Trusted),
-            chunk("b", "Yes, the refund window is 30.0 days!", TrustLevel::Trusted),
-            chunk("c", "The delivery window is 14 days.", TrustLevel::Trusted),
-            chunk("d", "30 days is long. Version 2 of 3.", TrustLevel::Trusted),
-            chunk("e", "The refund window is 14 weeks.", TrustLevel::Trusted),
-        ];
-        assert_eq!(detect_conflicts(&packed), []);
-    }
-
-    #[test]
-    fn a_disagreement_within_one_chunk_is_not_reported() {
-        let packed = [chunk("a", "The fee is 10 usd; the fee is 12 usd.", TrustLevel::Trusted)];
-        assert_eq!(detect_conflicts(&packed), []);
-    }
-
-    #[test]
-    fn decimals_thousands_and_percent_are_one_quantity() {
-        let packed = [
-            chunk("a", "The interest rate is 3.5% per year.", TrustLevel::Trusted),
-            chunk("b", "The interest rate is 4.25 % per year.", TrustLevel::Trusted),
-            chunk("c", "Plans include up to 1,000 seats.", TrustLevel::Trusted),
-            chunk("d", "Plans include up to 1000 seats.", TrustLevel::Trusted),
-        ];
-        let conflicts = detect_conflicts(&packed);
-        assert_eq!(conflicts.len(), 1, "{conflicts:?}");
-        assert_eq!(conflicts[0].detail, "\"interest rate is\": 3.5 % vs 4.25 %");
-    }
-
-    #[test]
-    fn disagreement_across_trust_levels_is_also_a_trust_mismatch() {
-        let packed = [
-            chunk("a", "The refund window is 30 days.", TrustLevel::Trusted),
-            chunk("b", "The refund window is 90 days.", TrustLevel::Untrusted),
-        ];
-        let conflicts = detect_conflicts(&packed);
-        let kinds: Vec<ConflictKind> = conflicts.iter().map(|c| c.kind).collect();
-        assert_eq!(kinds, [ConflictKind::NumericDisagreement, ConflictKind::TrustMismatch]);
-        assert_eq!(
-            conflicts[1].detail,
-            "\"refund window is\": 30 days vs 90 days, across trust levels trusted, untrusted"
-        );
+        for (texts, expected) in cases {
+            let conflicts = detect_conflicts(&chunks(texts));
+            let found: Vec<(ConflictKind, &str)> = conflicts.iter().map(|c| (c.kind, c.detail.as_str())).collect();
+            assert_eq!(found, expected);
+            for conflict in &conflicts {
+                assert_eq!(conflict.chunk_ids, [ChunkId::from("c0"), ChunkId::from("c1")]);
+            }
+        }
     }
 
     #[test]
     fn the_same_sentence_across_trust_levels_is_a_trust_mismatch() {
-        let packed = [
-            chunk(
-                "a",
-                "Admins can reset any password from the console.",
-                TrustLevel::Trusted,
-            ),
-            chunk(
-                "b",
+        let sentence = "Admins can reset any password from the console.";
+        let packed = chunks(&[
+            (sentence, TrustLevel::Trusted),
+            (
                 "ADMINS can reset any password from the console!!",
                 TrustLevel::UserSupplied,
             ),
-            chunk(
-                "c",
-                "Admins can reset any password from the console.",
-                TrustLevel::UserSupplied,
-            ),
-        ];
+            (sentence, TrustLevel::UserSupplied),
+        ]);
         let conflicts = detect_conflicts(&packed);
         assert_eq!(conflicts.len(), 1);
         assert_eq!(conflicts[0].kind, ConflictKind::TrustMismatch);
@@ -403,20 +389,12 @@ mod tests {
             "the same sentence at trust levels trusted, user_supplied: \"admins can reset any password from the console\""
         );
         // Same trust level: repetition is not flagged; short sentences never are.
-        let same = [
-            chunk(
-                "a",
-                "Admins can reset any password from the console.",
-                TrustLevel::Trusted,
-            ),
-            chunk(
-                "b",
-                "Admins can reset any password from the console.",
-                TrustLevel::Trusted,
-            ),
-            chunk("c", "Click here.", TrustLevel::Untrusted),
-            chunk("d", "Click here.", TrustLevel::Trusted),
-        ];
+        let same = chunks(&[
+            (sentence, TrustLevel::Trusted),
+            (sentence, TrustLevel::Trusted),
+            ("Click here.", TrustLevel::Untrusted),
+            ("Click here.", TrustLevel::Trusted),
+        ]);
         assert_eq!(detect_conflicts(&same), []);
     }
 
@@ -449,13 +427,35 @@ mod tests {
     }
 
     #[test]
-    fn an_unclosed_fence_or_comment_hides_the_rest_of_the_chunk() {
-        let packed = [
-            chunk("a", "Intro.\n```\nthe refund window is 30 days", TrustLevel::Trusted),
-            chunk("b", "<!-- the refund window is 90 days", TrustLevel::Untrusted),
-            chunk("c", "The refund window is 14 days.", TrustLevel::Trusted),
+    fn texts_that_do_not_disagree_are_not_conflicts() {
+        use TrustLevel::{Trusted, Untrusted};
+        let cases: [(&str, &[(&str, TrustLevel)]); 3] = [
+            (
+                "agreeing or unrelated numbers",
+                &[
+                    ("The refund window is 30 days.", Trusted),
+                    ("Yes, the refund window is 30.0 days!", Trusted),
+                    ("The delivery window is 14 days.", Trusted),
+                    ("30 days is long. Version 2 of 3.", Trusted),
+                    ("The refund window is 14 weeks.", Trusted),
+                ],
+            ),
+            (
+                "a disagreement within one chunk",
+                &[("The fee is 10 usd; the fee is 12 usd.", Trusted)],
+            ),
+            (
+                "an unclosed fence or comment hides the rest of the chunk",
+                &[
+                    ("Intro.\n```\nthe refund window is 30 days", Trusted),
+                    ("<!-- the refund window is 90 days", Untrusted),
+                    ("The refund window is 14 days.", Trusted),
+                ],
+            ),
         ];
-        assert_eq!(detect_conflicts(&packed), []);
+        for (case, texts) in cases {
+            assert_eq!(detect_conflicts(&chunks(texts)), [], "{case}");
+        }
     }
 
     #[test]
