@@ -128,7 +128,7 @@ Examples:
   Refuse chunks that carry no tenant_id:
     ragctl pack \"q\" --input hits.jsonl --tenant acme --require-tenant
   The built-in demo corpus:
-    ragctl pack \"explain reranking\" --demo";
+    ragctl pack \"how are near duplicates detected\" --demo";
 
 fn parse_template(value: &str) -> Result<String, String> {
     ContextConfig::new(value)
