@@ -84,6 +84,6 @@ pub use score::{BM25_B, BM25_K1, HEADING_WEIGHT, bm25_chunk_scores, bm25_scores,
 pub use sections::{carried_headings, section_scores};
 pub use select::{
     OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
-    optimal_select, relevant_tokens,
+    optimal_select, rank_prior,
 };
 pub use validate::chunk_tokens;

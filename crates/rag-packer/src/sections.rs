@@ -22,6 +22,15 @@ pub(crate) fn has_sections(chunks: &[Chunk], candidates: &[usize]) -> bool {
     candidates.iter().any(|&i| chunks[i].is_heading())
 }
 
+/// Whether any of `chunks` at `candidates` was cut by a heading-aware chunker: its
+/// `metadata.kind` is `"heading"` or `"body"`. Such chunks are sections of documents, valued by
+/// rank under [`Objective::Auto`](crate::Objective::Auto) even when no heading was retrieved.
+pub(crate) fn are_sections_of_documents(chunks: &[Chunk], candidates: &[usize]) -> bool {
+    candidates
+        .iter()
+        .any(|&i| matches!(chunks[i].metadata_str("kind"), Some("heading" | "body")))
+}
+
 /// The position (in `chunks`) of each candidate's parent, when the parent is itself a candidate of
 /// the same document.
 fn parents(chunks: &[Chunk], candidates: &[usize]) -> Vec<Option<usize>> {

@@ -39,9 +39,9 @@ fn objective_from_str(name: &str) -> PyResult<Objective> {
     match name {
         "auto" => Ok(Objective::Auto),
         "score_sum" => Ok(Objective::ScoreSum),
-        "relevant_tokens" => Ok(Objective::RelevantTokens),
+        "rank_prior" => Ok(Objective::RankPrior),
         other => Err(PyValueError::new_err(format!(
-            "unknown objective {other:?}; expected auto, score_sum or relevant_tokens"
+            "unknown objective {other:?}; expected auto, score_sum or rank_prior"
         ))),
     }
 }
@@ -49,7 +49,7 @@ fn objective_from_str(name: &str) -> PyResult<Objective> {
 fn objective_name(objective: Objective) -> &'static str {
     match objective {
         Objective::ScoreSum => "score_sum",
-        Objective::RelevantTokens => "relevant_tokens",
+        Objective::RankPrior => "rank_prior",
         _ => "auto",
     }
 }
@@ -180,7 +180,7 @@ impl PyPackerConfig {
         Ok(())
     }
 
-    /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `relevant_tokens`.
+    /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `rank_prior`.
     #[getter]
     fn get_objective(&self) -> &'static str {
         objective_name(self.objective)

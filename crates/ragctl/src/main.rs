@@ -38,7 +38,7 @@ struct Cli {
 const EXAMPLES: &str = "\
 Examples:
   Pack the built-in demo corpus (the project's docs) for a question:
-    ragctl pack \"explain reranking\" --demo
+    ragctl pack \"how are near duplicates detected\" --demo
   Chunk a directory and pack the best chunks into 2000 tokens:
     ragctl chunk docs/ --format jsonl | ragctl pack \"how are duplicates dropped\" --budget 2000
   Paste-ready context from a file of retrieved chunks:

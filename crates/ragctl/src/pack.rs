@@ -11,7 +11,7 @@ use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
 use rag_core::{Chunk, PackOrder, PackedContext, Principal, RequestContext, SelectionStrategy, TenantId};
 use rag_packer::{
-    ContextConfig, ContextFormat, ContextPacker, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
+    ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
 };
 use serde_json::json;
 
@@ -62,6 +62,10 @@ pub(crate) struct PackArgs {
     /// How chunks are chosen to fill the budget.
     #[arg(long, value_enum, default_value_t = StrategyArg::Greedy)]
     strategy: StrategyArg,
+    /// What knapsack and optimal maximise: rank-prior for heading-aware chunks and score-sum (the
+    /// sum of scores) for any other chunks (auto), or one of them for all.
+    #[arg(long, value_enum, default_value_t = ObjectiveArg::Auto)]
+    objective: ObjectiveArg,
     /// At most N packed chunks from one document.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_per_document: Option<u64>,
@@ -124,7 +128,7 @@ Examples:
   Refuse chunks that carry no tenant_id:
     ragctl pack \"q\" --input hits.jsonl --tenant acme --require-tenant
   The built-in demo corpus:
-    ragctl pack \"explain reranking\" --demo";
+    ragctl pack \"how are near duplicates detected\" --demo";
 
 fn parse_template(value: &str) -> Result<String, String> {
     ContextConfig::new(value)
@@ -178,6 +182,23 @@ impl From<StrategyArg> for SelectionStrategy {
             StrategyArg::Greedy => Self::Greedy,
             StrategyArg::Knapsack => Self::Knapsack,
             StrategyArg::Optimal => Self::Optimal,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ObjectiveArg {
+    Auto,
+    ScoreSum,
+    RankPrior,
+}
+
+impl From<ObjectiveArg> for Objective {
+    fn from(arg: ObjectiveArg) -> Self {
+        match arg {
+            ObjectiveArg::Auto => Self::Auto,
+            ObjectiveArg::ScoreSum => Self::ScoreSum,
+            ObjectiveArg::RankPrior => Self::RankPrior,
         }
     }
 }
@@ -250,6 +271,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let config = PackerConfig::default()
         .with_order(args.order.into())
         .with_strategy(args.strategy.into())
+        .with_objective(args.objective.into())
         .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))
         .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)
         .with_conflicts(!args.no_conflicts)

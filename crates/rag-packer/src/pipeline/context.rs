@@ -61,7 +61,7 @@ pub(super) fn plan_context(
     for (item, overhead) in items.iter_mut().zip(&overheads) {
         item.tokens += overhead;
     }
-    let mut values = valued(config.objective, candidates.sections.is_some(), &items);
+    let mut values = valued(config.objective, candidates.of_sections, &items);
     let mut counts = Counts::new(items.len());
 
     let render = |chosen: Vec<usize>| -> Result<Rendered, PackerError> {
@@ -102,7 +102,7 @@ pub(super) fn plan_context(
                 &mut items,
             )?;
             counts.distrusted = true;
-            values = valued(config.objective, candidates.sections.is_some(), &items);
+            values = valued(config.objective, candidates.of_sections, &items);
             continue;
         }
         if last.as_ref().is_some_and(|l| l.chosen == selection.chosen) {

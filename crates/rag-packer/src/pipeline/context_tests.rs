@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::*;
 use crate::render::{ContextConfig, ContextFormat};
+use crate::select::Objective;
 
 fn ctx() -> RequestContext {
     RequestContext::local("acme")
@@ -257,5 +258,48 @@ proptest! {
             Err(PackerError::PinnedOverBudget { .. }) => prop_assert!(chunks.iter().any(|c| c.pinned)),
             Err(err) => prop_assert!(false, "{err}"),
         }
+    }
+}
+
+#[test]
+fn knapsack_packs_the_best_passage_rather_than_many_fragments_of_sections() {
+    // The passage that answers, ranked first, and six short fragments scoring nearly as well:
+    // either the passage (and one fragment) or all the fragments fit.
+    let section = |id: &str, tokens: usize, score: f64| {
+        let mut c = Chunk::with_content(id, format!("{id}.md"), "acme", format!("text of {id}"));
+        c.token_count = Some(tokens);
+        c.score = Some(score);
+        body(c, "h", &["Guide", id])
+    };
+    let chunks = || {
+        let mut chunks = vec![section("answer", 60, 1.0)];
+        chunks.extend((0..6).map(|i| section(&format!("fragment{i}"), 10, 0.9)));
+        chunks
+    };
+    let packed_with = |strategy, objective| {
+        let config = PackerConfig::default()
+            .with_strategy(strategy)
+            .with_objective(objective)
+            .with_order(PackOrder::Descending);
+        let packed = ContextPacker::new(config)
+            .unwrap()
+            .pack_blocking(&ctx(), chunks(), 70)
+            .unwrap();
+        ids(&packed.chunks).join(" ")
+    };
+    for strategy in [SelectionStrategy::Knapsack, SelectionStrategy::Optimal] {
+        // The default values sections by rank: the best passage stays.
+        assert_eq!(packed_with(strategy, Objective::Auto), "answer fragment0", "{strategy}");
+        assert_eq!(
+            packed_with(strategy, Objective::RankPrior),
+            "answer fragment0",
+            "{strategy}"
+        );
+        // The seed's score sum, still reachable, trades it for the fragments.
+        assert_eq!(
+            packed_with(strategy, Objective::ScoreSum),
+            "fragment0 fragment1 fragment2 fragment3 fragment4 fragment5",
+            "{strategy}"
+        );
     }
 }

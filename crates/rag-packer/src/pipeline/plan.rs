@@ -14,7 +14,7 @@ use super::drops::{Outcome, drop_reasons};
 use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
 use crate::order::{arrange, arrange_custom};
 use crate::rank::rank_by;
-use crate::sections::{Sections, has_sections, lift_to_headings};
+use crate::sections::{Sections, are_sections_of_documents, has_sections, lift_to_headings};
 use crate::select::{Selection, SelectionItem, select, valued};
 use crate::validate::{Checked, validate_budget, validate_chunks};
 
@@ -65,6 +65,9 @@ pub(super) struct Candidates {
     pub(super) priority: Vec<usize>,
     /// The section structure, when the chunks carry one and the packer is section-aware.
     pub(super) sections: Option<Sections>,
+    /// Whether the candidates are sections of documents and the packer is section-aware (for
+    /// [`Objective::Auto`](crate::Objective::Auto)).
+    pub(super) of_sections: bool,
     /// How many chunks the principal may not see (left out, never named).
     pub(super) hidden: usize,
     /// What validation has to tell the caller (recounted token counts).
@@ -160,6 +163,7 @@ fn rank_candidates(
     // section's chunks are candidates leaves the running.
     let own_scores: Vec<f64> = checked.iter().map(|c| c.score).collect();
     let sections = (config.section_aware && has_sections(chunks, &others)).then(|| Sections::new(chunks, &others));
+    let of_sections = config.section_aware && are_sections_of_documents(chunks, &others);
     let scores = match &sections {
         Some(sections) => lift_to_headings(chunks, sections, &others, &own_scores),
         None => own_scores,
@@ -191,6 +195,7 @@ fn rank_candidates(
         eligible: Vec::new(),
         priority: Vec::new(),
         sections,
+        of_sections,
         hidden,
         notes,
     })
@@ -220,7 +225,7 @@ pub(super) fn plan(config: &PackerConfig, chunks: &[Chunk], candidates: Candidat
     let items = selection_items(config, chunks, &candidates);
     let selection = select(
         config.strategy,
-        &valued(config.objective, candidates.sections.is_some(), &items),
+        &valued(config.objective, candidates.of_sections, &items),
         candidates.room,
         config.max_per_document,
     );

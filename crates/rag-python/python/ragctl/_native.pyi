@@ -29,7 +29,7 @@ BlockTypeName = Literal["heading", "paragraph", "list_item", "table_row", "code"
 TrustName = Literal["trusted", "user_supplied", "untrusted"]
 OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
 StrategyName = Literal["greedy", "knapsack", "optimal"]
-ObjectiveName = Literal["auto", "score_sum", "relevant_tokens"]
+ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
 DocumentTypeName = Literal["markdown", "text", "ocr"]
 JSON = Any
 

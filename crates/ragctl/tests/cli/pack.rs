@@ -19,10 +19,12 @@ fn pack_json(query: &str, flags: &[&str], stdin: impl Into<Vec<u8>>) -> Value {
 #[test]
 fn the_demo_corpus_packs_with_demo_and_says_so() {
     ragctl()
-        .args(["pack", "explain reranking", "--top-k", "3", "--demo"])
+        .args(["pack", "how are near duplicates detected", "--top-k", "3", "--demo"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("query:          \"explain reranking\""))
+        .stdout(predicate::str::contains(
+            "query:          \"how are near duplicates detected\"",
+        ))
         .stdout(predicate::str::contains("input:          demo corpus"))
         .stdout(predicate::str::contains("tenant:         ragctl-local"))
         .stdout(predicate::str::contains("order:          lost_in_middle"))

@@ -1,0 +1,166 @@
+//! Tests of the selection strategies and the objectives.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn item(tokens: usize, score: f64) -> SelectionItem {
+    SelectionItem {
+        tokens,
+        score,
+        document: 0,
+    }
+}
+
+fn tokens(items: &[SelectionItem], chosen: &[usize]) -> usize {
+    chosen.iter().map(|&i| items[i].tokens).sum()
+}
+
+fn respects_cap(items: &[SelectionItem], chosen: &[usize], cap: Option<usize>) -> bool {
+    let Some(cap) = cap else { return true };
+    let mut counts = HashMap::new();
+    chosen.iter().all(|&i| {
+        let c = counts.entry(items[i].document).or_insert(0);
+        *c += 1;
+        *c <= cap
+    })
+}
+
+/// Every subset: the reference for the optimum.
+fn brute_force(items: &[SelectionItem], room: usize, cap: Option<usize>) -> f64 {
+    let mut best = 0.0f64;
+    for mask in 0u32..(1 << items.len()) {
+        let chosen: Vec<usize> = (0..items.len()).filter(|i| mask & (1 << i) != 0).collect();
+        if tokens(items, &chosen) <= room && respects_cap(items, &chosen, cap) {
+            best = best.max(total_score(items, &chosen));
+        }
+    }
+    best
+}
+
+#[test]
+fn greedy_skips_what_no_longer_fits_and_keeps_trying() {
+    let items = [item(50, 0.9), item(40, 0.8), item(30, 0.7), item(10, 0.1)];
+    assert_eq!(fit_to_budget(&items, 100, None), [0, 1, 3]);
+    assert_eq!(fit_to_budget(&items, 0, None), Vec::<usize>::new());
+}
+
+#[test]
+fn knapsack_beats_density_greedy_on_the_seed_trap() {
+    // Many tiny weak items crowd out one large strong one under density greedy.
+    let mut items = vec![item(100, 50.0)];
+    items.extend((0..10).map(|_| item(10, 6.0)));
+    let chosen = knapsack_select(&items, 100, None);
+    assert_eq!(total_score(&items, &chosen), 60.0, "density greedy wins here: 10 x 6.0");
+    let trap = [item(100, 50.0), item(1, 1.0)];
+    assert_eq!(knapsack_select(&trap, 100, None), [0], "seeded run wins");
+}
+
+#[test]
+fn knapsack_ties_keep_the_plain_run() {
+    // Same totals: the seeded set is not strictly better, so the density run is kept.
+    let items = [item(10, 1.0), item(10, 1.0)];
+    assert_eq!(knapsack_select(&items, 10, None), [0]);
+    // Best single ties on score: fewer tokens first.
+    let items = [item(10, 2.0), item(5, 2.0), item(5, 0.5)];
+    assert_eq!(knapsack_select(&items, 10, None), [1, 2]);
+}
+
+#[test]
+fn negative_scores_are_never_taken_by_knapsack_or_optimal() {
+    let items = [item(10, -1.0), item(10, 1.0)];
+    assert_eq!(knapsack_select(&items, 100, None), [1]);
+    assert_eq!(optimal_select(&items, 100, None).unwrap(), [1]);
+    assert_eq!(
+        fit_to_budget(&items, 100, None),
+        [0, 1],
+        "greedy is rank order, whatever the score"
+    );
+}
+
+#[test]
+fn optimal_fills_with_zero_scores_and_respects_the_cap() {
+    let mut items = [item(10, 0.0), item(60, 1.0), item(50, 0.9), item(50, 0.9)];
+    assert_eq!(
+        optimal_select(&items, 110, None).unwrap(),
+        [1, 2],
+        "1.9 beats 1.8; ties take the earlier"
+    );
+    assert_eq!(
+        optimal_select(&items, 120, None).unwrap(),
+        [0, 1, 2],
+        "zero scores fill the rest"
+    );
+    assert_eq!(optimal_select(&items, 100, None).unwrap(), [2, 3]);
+    items[0].document = 2;
+    items[2].document = 1;
+    items[3].document = 1;
+    assert_eq!(optimal_select(&items, 100, Some(1)).unwrap(), [0, 1]);
+}
+
+#[test]
+fn optimal_refuses_tables_over_the_limit() {
+    let items: Vec<SelectionItem> = (0..5000).map(|i| item(4000 + i, 1.0)).collect();
+    let err = optimal_select(&items, 10_000, None).unwrap_err();
+    assert_eq!(err.limit, OPTIMAL_CELL_LIMIT);
+    assert!(
+        err.to_string()
+            .starts_with("exact selection needs 50005000 table cells"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cap_per_document_keeps_the_first_per_key() {
+    assert_eq!(cap_per_document([1, 1, 1], 1), [0]);
+    assert_eq!(cap_per_document(Vec::<u8>::new(), 3), Vec::<usize>::new());
+    assert_eq!(cap_per_document(["a", "b"], 0), Vec::<usize>::new());
+}
+
+fn items_strategy(max: usize) -> impl Strategy<Value = Vec<SelectionItem>> {
+    prop::collection::vec(
+        (1usize..40, -2i32..20, 0usize..3).prop_map(|(tokens, score, document)| SelectionItem {
+            tokens,
+            score: f64::from(score) / 4.0,
+            document,
+        }),
+        0..max,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn strategies_stay_within_room_and_cap(items in items_strategy(20), room in 0usize..120, cap in prop::option::of(1usize..3)) {
+        for chosen in [
+            fit_to_budget(&items, room, cap),
+            knapsack_select(&items, room, cap),
+            optimal_select(&items, room, cap).unwrap(),
+        ] {
+            prop_assert!(tokens(&items, &chosen) <= room);
+            prop_assert!(respects_cap(&items, &chosen, cap));
+            prop_assert!(chosen.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
+
+    #[test]
+    fn knapsack_is_at_least_density_greedy_and_best_single(items in items_strategy(12), room in 0usize..120) {
+        let total = total_score(&items, &knapsack_select(&items, room, None));
+        let mut by_density: Vec<usize> = (0..items.len()).filter(|&i| items[i].score >= 0.0).collect();
+        let density = |i: usize| items[i].score / items[i].tokens as f64;
+        by_density.sort_by(|&a, &b| density(b).total_cmp(&density(a)).then(items[b].score.total_cmp(&items[a].score)).then(a.cmp(&b)));
+        let density_total = greedy_pass(&items, by_density, None, room, None).1;
+        let best_single = items.iter().filter(|i| i.tokens <= room).map(|i| i.score).fold(0.0, f64::max);
+        prop_assert!(total >= density_total - 1e-9, "{total} < {density_total}");
+        prop_assert!(total >= best_single - 1e-9);
+        prop_assert!(2.0 * total >= brute_force(&items, room, None) - 1e-9, "half the optimum");
+    }
+
+    #[test]
+    fn optimal_equals_brute_force_and_beats_knapsack(items in items_strategy(12), room in 0usize..120, cap in prop::option::of(1usize..3)) {
+        let optimal = total_score(&items, &optimal_select(&items, room, cap).unwrap());
+        prop_assert!((optimal - brute_force(&items, room, cap)).abs() < 1e-9);
+        let knapsack = total_score(&items, &knapsack_select(&items, room, cap));
+        prop_assert!(optimal >= knapsack - 1e-9);
+    }
+}
