@@ -12,9 +12,10 @@ use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_contract::reference::{self, priority_order};
+use rag_contract::testing::Metered;
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
-    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter, TokenizerError,
+    ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
 };
 use rag_packer::{ContextPacker, PackerConfig};
 
@@ -594,33 +595,13 @@ fn boilerplate_below_the_work_bound_is_deduplicated_exactly() {
     assert!(near > 0, "the set has near duplicates at 0.5");
 }
 
-/// Counts how many bytes the chunker hands to the tokenizer, to check its work stays linear.
-struct Metered {
-    inner: Arc<dyn TokenCounter>,
-    bytes: std::sync::atomic::AtomicUsize,
-}
-
-impl TokenCounter for Metered {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        self.bytes.fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
-        self.inner.count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-}
-
 /// Bytes handed to the tokenizer per byte of input, chunking `text` as Markdown at 512/64.
 fn tokenizer_work(text: &str) -> f64 {
-    let metered = Arc::new(Metered {
-        inner: counter(),
-        bytes: std::sync::atomic::AtomicUsize::new(0),
-    });
+    let metered = Arc::new(Metered::new(counter()));
     let parsed = parse(DocumentType::Markdown, "work.md", text.as_bytes()).unwrap();
     let chunker = HeadingAwareChunker::new(512, 64, metered.clone()).unwrap();
     chunker.chunk_document(&ctx(), &parsed).unwrap();
-    metered.bytes.load(std::sync::atomic::Ordering::Relaxed) as f64 / text.len() as f64
+    metered.bytes() as f64 / text.len() as f64
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use invariants::{check_blocks, chunk_and_check, chunks_of, cl100k, ctx, o200k, parse, parse_md};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter};
+use rag_contract::testing::{FailsAt, Promising};
 use rag_core::{
     Block, BlockType, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Span, TokenCounter,
     TokenizerError,
@@ -56,15 +57,8 @@ fn every_fixture_keeps_every_promise_under_both_tokenizers() {
 #[test]
 fn the_all_blocks_fixture_has_every_block_type_and_the_expected_outline() {
     let parsed = parse(DocumentType::Markdown, "all_blocks.md", &fixture("all_blocks.md"));
-    for ty in [
-        BlockType::Heading,
-        BlockType::Paragraph,
-        BlockType::ListItem,
-        BlockType::TableRow,
-        BlockType::Code,
-        BlockType::Quote,
-        BlockType::Other,
-    ] {
+    // Every type but captions, which Markdown has no syntax for.
+    for ty in BlockType::ALL.into_iter().filter(|&ty| ty != BlockType::Caption) {
         assert!(parsed.blocks.iter().any(|b| b.block_type == ty), "no {ty:?} block");
     }
     let headings: Vec<(u8, &str)> = parsed
@@ -518,40 +512,9 @@ fn foreign_parsers_blocks_with_whitespace_are_trimmed_and_blank_ones_dropped() {
     assert_eq!(chunks[1].metadata["heading_path"], json!(["Title"]));
 }
 
-/// Counts like cl100k until its `fail_at`-th call (1-based), which fails, as a remote or
-/// model-file tokenizer can; remembers what it was handed last.
-struct FailsAt {
-    fail_at: usize,
-    calls: std::sync::atomic::AtomicUsize,
-    promise: bool,
-}
-
-impl FailsAt {
-    fn new(fail_at: usize, promise: bool) -> Self {
-        Self {
-            fail_at,
-            calls: std::sync::atomic::AtomicUsize::new(0),
-            promise,
-        }
-    }
-}
-
-impl TokenCounter for FailsAt {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if call == self.fail_at {
-            return Err(TokenizerError::new("flaky", format!("call {call} refused")));
-        }
-        TiktokenCounter::cl100k().count(text)
-    }
-
-    fn name(&self) -> &str {
-        "flaky"
-    }
-
-    fn splits_at_line_starts(&self) -> bool {
-        self.promise
-    }
+/// Counts like cl100k, making the additivity promise if `promise`, and fails its `fail_at`-th call.
+fn fails_at(fail_at: usize, promise: bool) -> FailsAt<Promising<TiktokenCounter>> {
+    FailsAt::new(fail_at, Promising::new(TiktokenCounter::cl100k(), promise))
 }
 
 #[test]
@@ -567,16 +530,16 @@ fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_off
     let parsed = parse_md(&text);
     for promise in [false, true] {
         let calls = {
-            let counter = Arc::new(FailsAt::new(0, promise));
+            let counter = Arc::new(fails_at(0, promise));
             HeadingAwareChunker::new(24, 6, counter.clone())
                 .unwrap()
                 .chunk_document(&ctx(), &parsed)
                 .unwrap();
-            counter.calls.load(std::sync::atomic::Ordering::Relaxed)
+            counter.calls()
         };
         assert!(calls > 50, "{calls} calls");
         for fail_at in 1..=calls {
-            let chunker = HeadingAwareChunker::new(24, 6, Arc::new(FailsAt::new(fail_at, promise))).unwrap();
+            let chunker = HeadingAwareChunker::new(24, 6, Arc::new(fails_at(fail_at, promise))).unwrap();
             let err = chunker.chunk_document(&ctx(), &parsed).unwrap_err();
             let ChunkError::TokenCount {
                 document_id,
@@ -601,7 +564,7 @@ fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_off
 
 #[test]
 fn a_chunker_whose_counter_fails_is_unhealthy() {
-    let chunker = HeadingAwareChunker::new(64, 8, Arc::new(FailsAt::new(1, false))).unwrap();
+    let chunker = HeadingAwareChunker::new(64, 8, Arc::new(fails_at(1, false))).unwrap();
     assert_eq!(
         pollster::block_on(chunker.health()),
         Health::Unhealthy("tokenizer flaky failed: call 1 refused".into())

@@ -54,6 +54,11 @@ fn unknown_extensions_are_an_error_listing_the_supported_types() {
         "slides/deck.pptx: unsupported file type \"pptx\"; supported: markdown (.md, .markdown), \
          text (.txt, .text), ocr (.ocr.json)"
     );
+    let err = DocumentType::detect("Makefile").unwrap_err();
+    assert!(
+        matches!(err, ParseError::UnsupportedType { ref kind, .. } if kind.is_empty()),
+        "{err:?}"
+    );
     assert_eq!(
         DocumentType::detect("a/b/Notes.MARKDOWN").unwrap(),
         DocumentType::Markdown

@@ -7,36 +7,14 @@
 mod invariants;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use invariants::{chunk_and_check, parse, parse_md};
 use rag_chunker::{DocumentType, TiktokenCounter};
 use rag_contract::generate::line_text;
-use rag_core::{TokenCounter, TokenizerError};
+use rag_contract::testing::{Metered, Promising};
 
 fn fixture(name: &str) -> String {
     String::from_utf8(std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap()
-}
-
-/// Forwards counts and adds up the bytes counted; makes the promise only if told to.
-struct Metered {
-    promise: bool,
-    bytes: AtomicUsize,
-}
-
-impl TokenCounter for Metered {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        self.bytes.fetch_add(text.len(), Ordering::Relaxed);
-        TiktokenCounter::cl100k().count(text)
-    }
-
-    fn name(&self) -> &str {
-        "tiktoken:cl100k_base"
-    }
-
-    fn splits_at_line_starts(&self) -> bool {
-        self.promise
-    }
 }
 
 /// A long section of paragraphs, each well below the budget: the chunker's common case.
@@ -67,10 +45,7 @@ fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting(
     for (max, overlap) in [(512, 64), (64, 8), (16, 4)] {
         for doc in &docs {
             for promise in [false, true] {
-                let counter = Arc::new(Metered {
-                    promise,
-                    bytes: AtomicUsize::new(0),
-                });
+                let counter = Arc::new(Metered::new(Promising::new(TiktokenCounter::cl100k(), promise)));
                 // Checks that every token_count is the exact count of its content, within max.
                 chunk_and_check(doc, max, overlap, counter);
             }
@@ -78,13 +53,10 @@ fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting(
     }
     let text = long_section();
     let bytes_counted = |promise| {
-        let counter = Arc::new(Metered {
-            promise,
-            bytes: AtomicUsize::new(0),
-        });
+        let counter = Arc::new(Metered::new(Promising::new(TiktokenCounter::cl100k(), promise)));
         let chunker = rag_chunker::HeadingAwareChunker::new(512, 64, counter.clone()).unwrap();
         chunker.chunk_document(&invariants::ctx(), &parse_md(&text)).unwrap();
-        counter.bytes.load(Ordering::Relaxed) as f64 / text.len() as f64
+        counter.bytes() as f64 / text.len() as f64
     };
     let (without, with) = (bytes_counted(false), bytes_counted(true));
     assert!(

@@ -69,6 +69,18 @@ pub enum BlockType {
 }
 
 impl BlockType {
+    /// Every block type, for exhaustive tests and name lookups.
+    pub const ALL: [Self; 8] = [
+        Self::Heading,
+        Self::Paragraph,
+        Self::ListItem,
+        Self::TableRow,
+        Self::Code,
+        Self::Quote,
+        Self::Caption,
+        Self::Other,
+    ];
+
     /// The snake_case name used in JSON and in the CLI.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -247,16 +259,7 @@ mod tests {
 
     #[test]
     fn every_block_type_round_trips() {
-        for ty in [
-            BlockType::Heading,
-            BlockType::Paragraph,
-            BlockType::ListItem,
-            BlockType::TableRow,
-            BlockType::Code,
-            BlockType::Quote,
-            BlockType::Caption,
-            BlockType::Other,
-        ] {
+        for ty in BlockType::ALL {
             let json = serde_json::to_string(&ty).unwrap();
             assert_eq!(json, format!("\"{}\"", ty.as_str()));
             assert_eq!(serde_json::from_str::<BlockType>(&json).unwrap(), ty);

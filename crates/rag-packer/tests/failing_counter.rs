@@ -2,39 +2,15 @@
 //! from the packer and from the Repacker, never a panic.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rag_contract::testing::{FailsAt, WordCounter};
 use rag_core::RepackError;
-use rag_core::{Chunk, PackerError, RequestContext, TokenCounter, TokenizerError};
+use rag_core::{Chunk, PackerError, RequestContext, TokenizerError};
 use rag_packer::{ContextPacker, PackerConfig, RepackPack, Repacker, SizeFn, chunk_tokens};
 
 /// Counts words until its `fail_at`-th call (1-based), which fails.
-struct FailsAt {
-    fail_at: usize,
-    calls: AtomicUsize,
-}
-
-impl FailsAt {
-    fn new(fail_at: usize) -> Arc<Self> {
-        Arc::new(Self {
-            fail_at,
-            calls: AtomicUsize::new(0),
-        })
-    }
-}
-
-impl TokenCounter for FailsAt {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        if call == self.fail_at {
-            return Err(TokenizerError::new("flaky", format!("call {call} refused")));
-        }
-        Ok(text.split_whitespace().count())
-    }
-
-    fn name(&self) -> &str {
-        "flaky"
-    }
+fn fails_at(fail_at: usize) -> Arc<FailsAt<WordCounter>> {
+    Arc::new(FailsAt::new(fail_at, WordCounter))
 }
 
 /// Five chunks, the second with a cached count (never counted), the others counted.
@@ -61,7 +37,7 @@ fn the_packer_refuses_with_the_counters_error_naming_the_chunk() {
             chunk_id: chunk_id.into(),
             source: TokenizerError::new("flaky", format!("call {fail_at} refused")),
         };
-        let err = packer(FailsAt::new(fail_at))
+        let err = packer(fails_at(fail_at))
             .pack_blocking(&ctx, chunks(), 100)
             .unwrap_err();
         assert_eq!(err, expected);
@@ -69,20 +45,20 @@ fn the_packer_refuses_with_the_counters_error_naming_the_chunk() {
             err.to_string(),
             format!("chunk {chunk_id}: tokenizer flaky failed: call {fail_at} refused")
         );
-        let err = packer(FailsAt::new(fail_at))
+        let err = packer(fails_at(fail_at))
             .pack_borrowed(&ctx, &chunks(), 100)
             .unwrap_err();
         assert_eq!(err, expected);
     }
     // A counter that fails only after the chunks are counted changes nothing.
-    let packer = ContextPacker::new(PackerConfig::default().with_token_counter(FailsAt::new(5))).unwrap();
+    let packer = ContextPacker::new(PackerConfig::default().with_token_counter(fails_at(5))).unwrap();
     assert_eq!(packer.pack_blocking(&ctx, chunks(), 100).unwrap().chunks.len(), 5);
 }
 
 #[test]
 fn chunk_tokens_names_the_chunk_and_keeps_the_counters_error() {
     let chunk = Chunk::with_content("c9", "doc", "acme", "some text");
-    let err = chunk_tokens(&chunk, FailsAt::new(1).as_ref()).unwrap_err();
+    let err = chunk_tokens(&chunk, fails_at(1).as_ref()).unwrap_err();
     assert_eq!(
         err,
         PackerError::Tokenizer {
@@ -99,7 +75,7 @@ fn chunk_tokens_names_the_chunk_and_keeps_the_counters_error() {
 #[test]
 fn the_repacker_refuses_with_the_counters_error_naming_the_chunk() {
     let repacker = Repacker::builder()
-        .size_fn(SizeFn::Tokens(FailsAt::new(2)))
+        .size_fn(SizeFn::Tokens(fails_at(2)))
         .size_limit(100)
         .pack(RepackPack::Greedy)
         .build()

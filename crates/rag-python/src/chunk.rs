@@ -8,6 +8,7 @@ use rag_core::{Chunk, ChunkId, Span, TrustLevel};
 use serde_json::{Map, Value};
 
 use crate::json;
+use crate::names;
 use crate::runtime::Reduced;
 
 /// A half-open byte range `start..end` of a document's UTF-8 text.
@@ -78,14 +79,12 @@ pub(crate) fn span_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Span> {
 
 /// A chunk's trust level from its name.
 pub(crate) fn trust_from_str(name: &str) -> PyResult<TrustLevel> {
-    match name {
-        "trusted" => Ok(TrustLevel::Trusted),
-        "user_supplied" => Ok(TrustLevel::UserSupplied),
-        "untrusted" => Ok(TrustLevel::Untrusted),
-        other => Err(PyValueError::new_err(format!(
-            "unknown trust level {other:?}; expected trusted, user_supplied or untrusted"
-        ))),
-    }
+    const TRUST_LEVELS: [(&str, TrustLevel); 3] = [
+        ("trusted", TrustLevel::Trusted),
+        ("user_supplied", TrustLevel::UserSupplied),
+        ("untrusted", TrustLevel::Untrusted),
+    ];
+    names::from_name("trust level", name, &TRUST_LEVELS)
 }
 
 /// A JSON object field of a chunk as Python sees it: the Rust map until Python reads or sets

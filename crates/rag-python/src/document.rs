@@ -9,14 +9,11 @@ use rag_core::{Block, BlockType, Document, HeadingLevel, ParsedDocument};
 
 use crate::chunk::{PySpan, span_from_py};
 use crate::json;
+use crate::names;
 
 /// The block type of its snake_case name.
 fn block_type_from_str(name: &str) -> PyResult<BlockType> {
-    serde_json::from_value(serde_json::Value::String(name.to_owned())).map_err(|_| {
-        PyValueError::new_err(format!(
-            "unknown block type {name:?}; expected heading, paragraph, list_item, table_row, code, quote, caption or other"
-        ))
-    })
+    names::from_name("block type", name, &BlockType::ALL.map(|t| (t.as_str(), t)))
 }
 
 /// A document as a parser read it: identity, origin, and its full source text.

@@ -20,6 +20,7 @@ mod context;
 mod document;
 mod errors;
 mod json;
+mod names;
 mod packed;
 mod packer;
 mod parse;

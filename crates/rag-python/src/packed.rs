@@ -156,9 +156,17 @@ impl PyExcerpt {
 /// The result of packing: the packed chunks in prompt order, and an account of every other input.
 #[pyclass(frozen, module = "rag_core", name = "PackedContext")]
 pub(crate) struct PyPackedContext {
+    /// The packed chunks in final order (pinned first): the objects that were passed in.
+    #[pyo3(get)]
     chunks: Py<PyList>,
+    /// Disagreements noticed among the packed chunks.
+    #[pyo3(get)]
     conflicts: Py<PyList>,
+    /// Every input chunk that was not packed, in rank order, with its reason.
+    #[pyo3(get)]
     dropped: Py<PyList>,
+    /// How the context shows the packed chunks (`pack_context` only).
+    #[pyo3(get)]
     excerpts: Py<PyList>,
     /// The engine's result without its chunks (they are `chunks`, the caller's own objects),
     /// conflicts and excerpts (Python objects above); `dropped` stays for the counts.
@@ -209,12 +217,6 @@ impl PyPackedContext {
 
 #[pymethods]
 impl PyPackedContext {
-    /// The packed chunks in final order (pinned first): the objects that were passed in.
-    #[getter]
-    fn chunks<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.chunks.bind(py).clone()
-    }
-
     /// Tokens of the packed chunks (of the rendered context, for `pack_context`).
     #[getter]
     fn tokens_used(&self) -> usize {
@@ -245,18 +247,6 @@ impl PyPackedContext {
         self.summary.strategy.as_str()
     }
 
-    /// Disagreements noticed among the packed chunks.
-    #[getter]
-    fn conflicts<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.conflicts.bind(py).clone()
-    }
-
-    /// Every input chunk that was not packed, in rank order, with its reason.
-    #[getter]
-    fn dropped<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.dropped.bind(py).clone()
-    }
-
     /// How many input chunks the request's principal may not see (it lacks one of their
     /// `acl_labels`): left out first, and named nowhere, not even in `dropped`.
     #[getter]
@@ -274,12 +264,6 @@ impl PyPackedContext {
     #[getter]
     fn context(&self) -> Option<&str> {
         self.summary.context.as_deref()
-    }
-
-    /// How the context shows the packed chunks (`pack_context` only).
-    #[getter]
-    fn excerpts<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        self.excerpts.bind(py).clone()
     }
 
     /// How many chunks were dropped as exact or near duplicates.

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rag_core::{Chunk, ChunkId, PackOrder, PackedContext, PackerError, RepackError, SelectionStrategy};
 use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig};
@@ -11,47 +10,37 @@ use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerC
 use crate::chunk::chunks_from_py;
 use crate::context::PyRequestContext;
 use crate::errors;
+use crate::names;
 use crate::packed::PyPackedContext;
 use crate::runtime::awaitable;
 use crate::tokens::{CallCounter, CounterSource, PyTiktokenCounter};
 
 /// The order named `name`.
 pub(crate) fn order_from_str(name: &str) -> PyResult<PackOrder> {
-    PackOrder::ALL.into_iter().find(|o| o.as_str() == name).ok_or_else(|| {
-        let names: Vec<&str> = PackOrder::ALL.iter().map(|o| o.as_str()).collect();
-        PyValueError::new_err(format!("unknown order {name:?}; expected one of {}", names.join(", ")))
-    })
+    names::from_name("order", name, &PackOrder::ALL.map(|o| (o.as_str(), o)))
 }
 
 /// The selection strategy named `name`.
 pub(crate) fn strategy_from_str(name: &str) -> PyResult<SelectionStrategy> {
-    SelectionStrategy::ALL
-        .into_iter()
-        .find(|s| s.as_str() == name)
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown strategy {name:?}; expected greedy, knapsack or optimal"
-            ))
-        })
+    names::from_name("strategy", name, &SelectionStrategy::ALL.map(|s| (s.as_str(), s)))
 }
 
+/// The objectives by name (rag-packer names them only in its configuration docs).
+const OBJECTIVES: [(&str, Objective); 3] = [
+    ("auto", Objective::Auto),
+    ("score_sum", Objective::ScoreSum),
+    ("rank_prior", Objective::RankPrior),
+];
+
 fn objective_from_str(name: &str) -> PyResult<Objective> {
-    match name {
-        "auto" => Ok(Objective::Auto),
-        "score_sum" => Ok(Objective::ScoreSum),
-        "rank_prior" => Ok(Objective::RankPrior),
-        other => Err(PyValueError::new_err(format!(
-            "unknown objective {other:?}; expected auto, score_sum or rank_prior"
-        ))),
-    }
+    names::from_name("objective", name, &OBJECTIVES)
 }
 
 fn objective_name(objective: Objective) -> &'static str {
-    match objective {
-        Objective::ScoreSum => "score_sum",
-        Objective::RankPrior => "rank_prior",
-        _ => "auto",
-    }
+    OBJECTIVES
+        .iter()
+        .find(|&&(_, o)| o == objective)
+        .map_or("auto", |&(name, _)| name)
 }
 
 /// How a `ContextPacker` packs. Checked when a packer is built from it.

@@ -165,66 +165,67 @@ fn selection_items(py: Python<'_>, engine: &[Chunk], counter: &CallCounter) -> P
     items.map_err(|e| errors::with_cause(py, errors::packer_error(py, &e), counter.take_failure()))
 }
 
-/// Greedy budget fit: in the given order, each chunk that still fits (tokens from `token_count`,
-/// else counted), skipping those that do not; at most `max_per_document` per document.
-#[pyfunction]
-#[pyo3(signature = (chunks, budget, token_counter = None, max_per_document = None))]
-fn fit_to_budget(
+/// The chunks `select` chooses from the selection items of `chunks`, in the given order, as the
+/// caller's objects.
+fn selected(
     py: Python<'_>,
     chunks: &Bound<'_, PyAny>,
-    budget: usize,
     token_counter: Option<&Bound<'_, PyAny>>,
-    max_per_document: Option<usize>,
+    select: impl FnOnce(&[SelectionItem]) -> PyResult<Vec<usize>>,
 ) -> PyResult<Vec<Py<PyAny>>> {
     let (engine, objects) = chunks_from_py(chunks, "chunks")?;
     let counter = call_counter(py, token_counter)?;
     let items = selection_items(py, &engine, &counter)?;
-    Ok(pick(
-        py,
-        &rag_packer::fit_to_budget(&items, budget, max_per_document),
-        &objects,
-    ))
-}
-
-/// Knapsack selection by score: the better of score-per-token greedy and a run seeded with the
-/// best single chunk (at least half the optimum); returned in the given order.
-#[pyfunction]
-#[pyo3(signature = (chunks, budget, token_counter = None, max_per_document = None))]
-fn knapsack_select(
-    py: Python<'_>,
-    chunks: &Bound<'_, PyAny>,
-    budget: usize,
-    token_counter: Option<&Bound<'_, PyAny>>,
-    max_per_document: Option<usize>,
-) -> PyResult<Vec<Py<PyAny>>> {
-    let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    let counter = call_counter(py, token_counter)?;
-    let items = selection_items(py, &engine, &counter)?;
-    let mut chosen = rag_packer::knapsack_select(&items, budget, max_per_document);
+    let mut chosen = select(&items)?;
     chosen.sort_unstable();
     Ok(pick(py, &chosen, &objects))
 }
 
-/// The exact 0/1 knapsack optimum of total score within the budget (a `PackerError` above
-/// `OPTIMAL_CELL_LIMIT` table cells); returned in the given order.
-#[pyfunction]
-#[pyo3(signature = (chunks, budget, token_counter = None, max_per_document = None))]
-fn optimal_select(
-    py: Python<'_>,
-    chunks: &Bound<'_, PyAny>,
-    budget: usize,
-    token_counter: Option<&Bound<'_, PyAny>>,
-    max_per_document: Option<usize>,
-) -> PyResult<Vec<Py<PyAny>>> {
-    let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    let counter = call_counter(py, token_counter)?;
-    let items = selection_items(py, &engine, &counter)?;
-    let mut chosen = py
-        .detach(|| rag_packer::optimal_select(&items, budget, max_per_document))
-        .map_err(|e| errors::raise(py, "PackerError", e.to_string(), Vec::new()))?;
-    chosen.sort_unstable();
-    Ok(pick(py, &chosen, &objects))
+/// Declares a budget selection primitive: the Python signature `(chunks, budget, token_counter =
+/// None, max_per_document = None)`, the chosen chunks returned in the given order; `$select`
+/// maps the items, budget and per-document cap to the chosen positions.
+macro_rules! selection_primitive {
+    ($(#[doc = $doc:literal])* $name:ident, $select:expr) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[pyo3(signature = (chunks, budget, token_counter = None, max_per_document = None))]
+        fn $name(
+            py: Python<'_>,
+            chunks: &Bound<'_, PyAny>,
+            budget: usize,
+            token_counter: Option<&Bound<'_, PyAny>>,
+            max_per_document: Option<usize>,
+        ) -> PyResult<Vec<Py<PyAny>>> {
+            selected(py, chunks, token_counter, |items| {
+                ($select)(py, items, budget, max_per_document)
+            })
+        }
+    };
 }
+
+selection_primitive!(
+    /// Greedy budget fit: in the given order, each chunk that still fits (tokens from
+    /// `token_count`, else counted), skipping those that do not; at most `max_per_document` per
+    /// document.
+    fit_to_budget,
+    |_, items, budget, max| Ok(rag_packer::fit_to_budget(items, budget, max))
+);
+
+selection_primitive!(
+    /// Knapsack selection by score: the better of score-per-token greedy and a run seeded with the
+    /// best single chunk (at least half the optimum); returned in the given order.
+    knapsack_select,
+    |_, items, budget, max| Ok(rag_packer::knapsack_select(items, budget, max))
+);
+
+selection_primitive!(
+    /// The exact 0/1 knapsack optimum of total score within the budget (a `PackerError` above
+    /// `OPTIMAL_CELL_LIMIT` table cells); returned in the given order.
+    optimal_select,
+    |py: Python<'_>, items, budget, max| py
+        .detach(|| rag_packer::optimal_select(items, budget, max))
+        .map_err(|e| errors::raise(py, "PackerError", e.to_string(), Vec::new()))
+);
 
 /// Numeric disagreements and trust mismatches among `chunks` (advisory).
 #[pyfunction]

@@ -20,6 +20,7 @@ use rag_packer::{
 
 use crate::chunk::{PyChunk, chunks_from_py};
 use crate::errors;
+use crate::names;
 use crate::runtime::awaitable;
 
 /// Renders each chunk through a template in the Repacker's `context` mode (and `pack_context`).
@@ -63,35 +64,26 @@ impl PyContextConfig {
 }
 
 fn parse_method(name: &str) -> PyResult<RepackMethod> {
-    match name {
-        "forward" => Ok(RepackMethod::Forward),
-        "reverse" => Ok(RepackMethod::Reverse),
-        "sides" => Ok(RepackMethod::Sides),
-        other => Err(PyValueError::new_err(format!(
-            "unknown method {other:?}; expected forward, reverse or sides"
-        ))),
-    }
+    const METHODS: [(&str, RepackMethod); 3] = [
+        ("forward", RepackMethod::Forward),
+        ("reverse", RepackMethod::Reverse),
+        ("sides", RepackMethod::Sides),
+    ];
+    names::from_name("method", name, &METHODS)
 }
 
 fn parse_mode(name: &str) -> PyResult<RepackMode> {
-    match name {
-        "chunk" => Ok(RepackMode::Chunk),
-        "context" => Ok(RepackMode::Context),
-        other => Err(PyValueError::new_err(format!(
-            "unknown mode {other:?}; expected chunk or context"
-        ))),
-    }
+    const MODES: [(&str, RepackMode); 2] = [("chunk", RepackMode::Chunk), ("context", RepackMode::Context)];
+    names::from_name("mode", name, &MODES)
 }
 
 fn parse_pack(name: &str) -> PyResult<RepackPack> {
-    match name {
-        "truncate" => Ok(RepackPack::Truncate),
-        "greedy" => Ok(RepackPack::Greedy),
-        "knapsack" => Ok(RepackPack::Knapsack),
-        other => Err(PyValueError::new_err(format!(
-            "unknown pack {other:?}; expected truncate, greedy or knapsack"
-        ))),
-    }
+    const PACKS: [(&str, RepackPack); 3] = [
+        ("truncate", RepackPack::Truncate),
+        ("greedy", RepackPack::Greedy),
+        ("knapsack", RepackPack::Knapsack),
+    ];
+    names::from_name("pack", name, &PACKS)
 }
 
 fn parse_batch_size(value: Option<&Bound<'_, PyAny>>) -> PyResult<BatchSize> {

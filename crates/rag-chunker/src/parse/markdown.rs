@@ -5,7 +5,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Options, Tag};
 use rag_core::{Block, BlockType, HeadingLevel, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
-use super::{content_start, decode, document, finish_blocks};
+use super::{content_start, decode, finish_blocks, parsed_text};
 
 /// Reads Markdown (`.md`, `.markdown`) into headings, paragraphs, list items, table rows, code,
 /// quotes and `other` blocks.
@@ -47,12 +47,7 @@ impl rag_core::Parser for MarkdownParser {
     }
 
     fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-        let text = decode(&source)?;
-        let blocks = markdown_blocks(&text);
-        Ok(ParsedDocument {
-            document: document(&source, text),
-            blocks,
-        })
+        Ok(parsed_text(&source, decode(&source)?, markdown_blocks))
     }
 }
 

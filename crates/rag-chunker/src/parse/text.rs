@@ -2,7 +2,7 @@
 
 use rag_core::{Block, BlockType, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
-use super::{content_start, decode, document, paragraph_ranges};
+use super::{content_start, decode, paragraph_ranges, parsed_text};
 
 /// Reads plain text (`.txt`, `.text`): each run of non-blank lines is a paragraph block.
 ///
@@ -30,12 +30,7 @@ impl rag_core::Parser for PlainTextParser {
     }
 
     fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-        let text = decode(&source)?;
-        let blocks = text_blocks(&text);
-        Ok(ParsedDocument {
-            document: document(&source, text),
-            blocks,
-        })
+        Ok(parsed_text(&source, decode(&source)?, text_blocks))
     }
 }
 

@@ -15,32 +15,12 @@
 
 from __future__ import annotations
 
+# Each submodule's ``__all__`` lists its names; the package exports them and the chunker.
 from ragctl._native import HeadingAwareChunker
-from rag_chunker.parse import (
-    MarkdownParser,
-    OCRRegion,
-    OCRResult,
-    OcrJsonParser,
-    Parser,
-    PlainTextParser,
-    detect_document_type,
-    ocr_result_to_parsed_document,
-    parse_document,
-)
-from rag_chunker.tokens import HuggingFaceCounter, TiktokenCounter, TokenCounter
+from rag_chunker import parse, tokens
+from rag_chunker.parse import *  # noqa: F403
+from rag_chunker.tokens import *  # noqa: F403
 
-__all__ = [
-    "HeadingAwareChunker",
-    "HuggingFaceCounter",
-    "MarkdownParser",
-    "OCRRegion",
-    "OCRResult",
-    "OcrJsonParser",
-    "Parser",
-    "PlainTextParser",
-    "TiktokenCounter",
-    "TokenCounter",
-    "detect_document_type",
-    "ocr_result_to_parsed_document",
-    "parse_document",
-]
+__all__ = ["HeadingAwareChunker"]
+__all__ += parse.__all__
+__all__ += tokens.__all__

@@ -18,58 +18,23 @@ is the context of the prompt".
 
 from __future__ import annotations
 
-from rag_packer.budget import OPTIMAL_CELL_LIMIT, fit_to_budget, knapsack_select, optimal_select
-from rag_packer.conflicts import detect_conflicts
-from rag_packer.dedup import (
-    content_hash,
-    hash_dedup,
-    jaccard,
-    jaccard_dedup,
-    normalise,
-    normalised_words,
-    shingles,
-)
-from rag_packer.pipeline import ContextPacker
-from rag_packer.reorder import ascending_order, descending_order, lost_in_middle_order, rank_order, sides_order
-from rag_packer.repacker import (
-    ContextConfig,
-    RepackMethod,
-    RepackStrategy,
-    Repacker,
-    RepackerMode,
-    content_length,
-)
-from rag_packer.score import bm25_chunk_scores, bm25_scores
-from rag_packer.types import OrderStrategy, PackerConfig, SelectionStrategy
+# Each submodule's ``__all__`` lists its names; the package exports them all.
+from rag_packer import budget, conflicts, dedup, pipeline, reorder, repacker, score, types
+from rag_packer.budget import *  # noqa: F403
+from rag_packer.conflicts import *  # noqa: F403
+from rag_packer.dedup import *  # noqa: F403
+from rag_packer.pipeline import *  # noqa: F403
+from rag_packer.reorder import *  # noqa: F403
+from rag_packer.repacker import *  # noqa: F403
+from rag_packer.score import *  # noqa: F403
+from rag_packer.types import *  # noqa: F403
 
-__all__ = [
-    "OPTIMAL_CELL_LIMIT",
-    "ContextConfig",
-    "ContextPacker",
-    "OrderStrategy",
-    "PackerConfig",
-    "RepackMethod",
-    "RepackStrategy",
-    "Repacker",
-    "RepackerMode",
-    "SelectionStrategy",
-    "ascending_order",
-    "bm25_chunk_scores",
-    "bm25_scores",
-    "content_hash",
-    "content_length",
-    "descending_order",
-    "detect_conflicts",
-    "fit_to_budget",
-    "hash_dedup",
-    "jaccard",
-    "jaccard_dedup",
-    "knapsack_select",
-    "lost_in_middle_order",
-    "normalise",
-    "normalised_words",
-    "optimal_select",
-    "rank_order",
-    "shingles",
-    "sides_order",
-]
+__all__: list[str] = []
+__all__ += budget.__all__
+__all__ += conflicts.__all__
+__all__ += dedup.__all__
+__all__ += pipeline.__all__
+__all__ += reorder.__all__
+__all__ += repacker.__all__
+__all__ += score.__all__
+__all__ += types.__all__

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::{GUIDE_MD, dir_with, jsonl, ragctl, scratch_dir, stdout_of};
+use crate::{GUIDE_MD, dir_with, jsonl, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of};
 
 /// The documents of JSON Lines chunks, in output order, each once.
 fn source_uris(stdout: &[u8]) -> Vec<String> {
@@ -21,17 +21,21 @@ fn source_uris(stdout: &[u8]) -> Vec<String> {
 #[test]
 fn text_output_summarises_and_previews() {
     let dir = dir_with("text", &[("guide.md", GUIDE_MD)]);
-    ragctl()
+    let assert = ragctl()
         .current_dir(&dir)
         .args(["chunk", "guide.md", "-n", "2"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("guide.md"))
-        .stdout(predicate::str::contains("parser:     markdown"))
-        .stdout(predicate::str::contains("tokenizer:  tiktoken:cl100k_base"))
-        .stdout(predicate::str::contains("heading: 2"))
-        .stdout(predicate::str::contains("#0"))
-        .stdout(predicate::str::contains("more"));
+        .assert();
+    stdout_has(
+        assert.success(),
+        &[
+            "guide.md",
+            "parser:     markdown",
+            "tokenizer:  tiktoken:cl100k_base",
+            "heading: 2",
+            "#0",
+            "more",
+        ],
+    );
 }
 
 #[test]
@@ -114,21 +118,18 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     std::fs::write(dir.join("notes.pdf"), "%PDF").unwrap();
     let assert = ragctl()
         .current_dir(&dir)
-        .args([
-            "chunk",
-            "bad.md",
-            "good.md",
-            "notes.pdf",
-            "missing.md",
-            "--format",
-            "jsonl",
-        ])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("bad.md: invalid UTF-8 at byte offset 19"))
-        .stderr(predicate::str::contains("notes.pdf: unsupported file type"))
-        .stderr(predicate::str::contains("markdown"))
-        .stderr(predicate::str::contains("missing.md: cannot read"));
+        .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
+        .args(["--format", "jsonl"])
+        .assert();
+    let assert = stderr_has(
+        assert.code(1),
+        &[
+            "bad.md: invalid UTF-8 at byte offset 19",
+            "notes.pdf: unsupported file type",
+            "markdown",
+            "missing.md: cannot read",
+        ],
+    );
     let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
     assert_eq!(stderr.matches("os error 2").count(), 1, "the OS error once: {stderr}");
     let chunks = jsonl(&assert.get_output().stdout);
@@ -212,20 +213,12 @@ fn a_large_file_is_streamed_with_the_same_guarantees() {
 
 #[test]
 fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
-    ragctl()
-        .args(["chunk", "/nonexistent"])
-        .assert()
-        .code(1)
+    refused(ragctl().args(["chunk", "/nonexistent"]))
         .stderr("error: /nonexistent: cannot read: No such file or directory (os error 2)\n");
     let dir = dir_with("noext", &[("README", "# Read me\n")]);
-    ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "README"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "error: README: no file extension to tell the type by; name it with --type",
-        ));
+    refused(ragctl().current_dir(&dir).args(["chunk", "README"])).stderr(predicate::str::contains(
+        "error: README: no file extension to tell the type by; name it with --type",
+    ));
 }
 
 #[test]
@@ -259,17 +252,17 @@ fn skipped_files_are_counted_and_listed_with_verbose() {
         .assert()
         .success()
         .stderr("note: skipped 2 files of unsupported type in directories (-v lists them, --type reads every file)\n");
-    ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "docs", "-v"])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
+    stderr_has(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "docs", "-v"])
+            .assert()
+            .success(),
+        &[
             "note: docs/data.csv: skipped, not a supported type",
-        ))
-        .stderr(predicate::str::contains(
             "note: docs/image.png: skipped, not a supported type",
-        ));
+        ],
+    );
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "docs", "--quiet"])
@@ -355,33 +348,26 @@ fn dangling_and_looping_symlinks_are_reported() {
         std::os::unix::fs::symlink("loop2.md", dir.join("docs/loop1.md")).unwrap();
         std::os::unix::fs::symlink("loop1.md", dir.join("docs/loop2.md")).unwrap();
         std::os::unix::fs::symlink("a.md", dir.join("docs/link.md")).unwrap();
-        let assert = ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "docs", "--format", "jsonl"])
-            .assert()
-            .success()
-            .stderr(predicate::str::contains(
+        let assert = stderr_has(
+            ragctl()
+                .current_dir(&dir)
+                .args(["chunk", "docs", "--format", "jsonl"])
+                .assert()
+                .success(),
+            &[
                 "warning: docs/dangling.md: symbolic link cannot be followed",
-            ))
-            .stderr(predicate::str::contains(
                 "warning: docs/loop1.md: symbolic link cannot be followed",
-            ))
-            .stderr(predicate::str::contains(
                 "warning: docs/loop2.md: symbolic link cannot be followed",
-            ));
+            ],
+        );
         let chunks = jsonl(&assert.get_output().stdout);
         assert!(
             chunks.iter().all(|c| c["source_uri"] == "docs/a.md"),
             "a link to a file already taken is not taken twice"
         );
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "docs/dangling.md"])
-            .assert()
-            .code(1)
-            .stderr(predicate::str::starts_with(
-                "error: docs/dangling.md: symbolic link cannot be followed: No such file or directory",
-            ));
+        refused(ragctl().current_dir(&dir).args(["chunk", "docs/dangling.md"])).stderr(predicate::str::starts_with(
+            "error: docs/dangling.md: symbolic link cannot be followed: No such file or directory",
+        ));
     }
 }
 
@@ -414,21 +400,10 @@ fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
     std::fs::write(dir.join("small.md"), "# Small\n").unwrap();
     let assert = ragctl()
         .current_dir(&dir)
-        .args([
-            "chunk",
-            "big.md",
-            "small.md",
-            "--format",
-            "jsonl",
-            "--max-tokens",
-            "1",
-            "--overlap-tokens",
-            "0",
-        ])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("max_tokens 1 is too small"))
-        .stderr(predicate::str::contains("of document big.md"));
+        .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
+        .args(["--max-tokens", "1", "--overlap-tokens", "0"])
+        .assert();
+    let assert = stderr_has(assert.code(1), &["max_tokens 1 is too small", "of document big.md"]);
     let chunks = jsonl(&assert.get_output().stdout);
     assert!(!chunks.is_empty());
     assert!(
@@ -446,22 +421,22 @@ fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
         .current_dir(&dir)
         .args(["chunk", "/dev/zero", "big.md", "small.md", "--type", "markdown"])
         .args(["--format", "jsonl", "--max-input-bytes", "4K"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
+        .assert();
+    let assert = stderr_has(
+        assert.code(1),
+        &[
             "error: /dev/zero: input is larger than --max-input-bytes (4 KiB)",
-        ))
-        .stderr(predicate::str::contains(
             "error: big.md: input is larger than --max-input-bytes (4 KiB)",
-        ));
+        ],
+    );
     let chunks = jsonl(&assert.get_output().stdout);
     assert!(!chunks.is_empty() && chunks.iter().all(|c| c["source_uri"] == "small.md"));
-    ragctl()
-        .args(["chunk", "-", "--type", "text", "--max-input-bytes", "1K"])
-        .write_stdin(vec![b'x'; 2000])
-        .assert()
-        .code(1)
-        .stderr("error: -: input is larger than --max-input-bytes (1 KiB); raise the limit to read it\n");
+    refused(
+        ragctl()
+            .args(["chunk", "-", "--type", "text", "--max-input-bytes", "1K"])
+            .write_stdin(vec![b'x'; 2000]),
+    )
+    .stderr("error: -: input is larger than --max-input-bytes (1 KiB); raise the limit to read it\n");
 }
 
 /// The Hugging Face tokenizer.json the rag-tokens tests ship (a small byte-level BPE).
@@ -513,14 +488,14 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
 #[test]
 fn a_missing_tokenizer_json_is_an_error_naming_it() {
     let dir = dir_with("hf-missing", &[("a.md", "# Title\n")]);
-    ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "error: tokenizer models/tokenizer.json: cannot read: No such file or directory",
-        ));
+    refused(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"]),
+    )
+    .stderr(predicate::str::contains(
+        "error: tokenizer models/tokenizer.json: cannot read: No such file or directory",
+    ));
     ragctl()
         .current_dir(&dir)
         .args(["chunk", "a.md", "--tokenizer", "llama3"])

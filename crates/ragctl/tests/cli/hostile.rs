@@ -10,7 +10,7 @@
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
-use crate::{chunk_line, dir_with, json_of, jsonl, ragctl, refused, scratch_dir, stdout_of};
+use crate::{chunk_line, dir_with, json_of, jsonl, ragctl, refused, scratch_dir, stderr_has, stdout_of};
 
 /// The hostile files: name and bytes. `bad.md` and `binary.md` are not UTF-8.
 fn hostile_files() -> Vec<(&'static str, Vec<u8>)> {
@@ -80,29 +80,21 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
     for (name, bytes) in &files {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
-    let output = ragctl()
+    let assert = ragctl()
         .current_dir(&dir)
-        .args([
-            "chunk",
-            ".",
-            "--format",
-            "jsonl",
-            "--max-tokens",
-            "128",
-            "--overlap-tokens",
-            "16",
-        ])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
+        .args(["chunk", ".", "--format", "jsonl"])
+        .args(["--max-tokens", "128", "--overlap-tokens", "16"])
+        .assert();
+    let output = stderr_has(
+        assert.code(1),
+        &[
             "error: ./bad.md: invalid UTF-8 at byte offset 26",
-        ))
-        .stderr(predicate::str::contains(
             "error: ./binary.md: invalid UTF-8 at byte offset 0",
-        ))
-        .stderr(predicate::str::contains("panicked").not())
-        .get_output()
-        .clone();
+        ],
+    )
+    .stderr(predicate::str::contains("panicked").not())
+    .get_output()
+    .clone();
     assert_eq!(
         String::from_utf8_lossy(&output.stderr).lines().count(),
         2,

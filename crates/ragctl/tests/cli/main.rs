@@ -29,6 +29,20 @@ pub fn refused(cmd: &mut Command) -> Assert {
     cmd.assert().code(1).stdout("")
 }
 
+/// `assert`, having checked that standard output contains each of `parts`.
+pub fn stdout_has(assert: Assert, parts: &[&str]) -> Assert {
+    parts
+        .iter()
+        .fold(assert, |assert, part| assert.stdout(predicates::str::contains(*part)))
+}
+
+/// `assert`, having checked that standard error contains each of `parts`.
+pub fn stderr_has(assert: Assert, parts: &[&str]) -> Assert {
+    parts
+        .iter()
+        .fold(assert, |assert, part| assert.stderr(predicates::str::contains(*part)))
+}
+
 /// The values of JSON Lines output, one a line.
 pub fn jsonl(stdout: &[u8]) -> Vec<Value> {
     std::str::from_utf8(stdout)

@@ -4,7 +4,9 @@ use predicates::prelude::*;
 use rag_core::TokenCounter as _;
 use serde_json::{Value, json};
 
-use crate::{GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stdout_of, workspace_root};
+use crate::{
+    GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stdout_has, stdout_of, workspace_root,
+};
 
 /// `ragctl pack QUERY --input - --format json FLAGS` with `stdin`: the packed context's JSON.
 fn pack_json(query: &str, flags: &[&str], stdin: impl Into<Vec<u8>>) -> Value {
@@ -18,20 +20,22 @@ fn pack_json(query: &str, flags: &[&str], stdin: impl Into<Vec<u8>>) -> Value {
 
 #[test]
 fn the_demo_corpus_packs_with_demo_and_says_so() {
-    ragctl()
+    let assert = ragctl()
         .args(["pack", "how are near duplicates detected", "--top-k", "3", "--demo"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
+        .assert();
+    stdout_has(
+        assert.success(),
+        &[
             "query:          \"how are near duplicates detected\"",
-        ))
-        .stdout(predicate::str::contains("input:          demo corpus"))
-        .stdout(predicate::str::contains("tenant:         ragctl-local"))
-        .stdout(predicate::str::contains("order:          lost_in_middle"))
-        .stdout(predicate::str::contains("budget:         4000 tokens"))
-        .stdout(predicate::str::contains("tokenizer:      tiktoken:cl100k_base"))
-        .stdout(predicate::str::contains("scoring:        bm25"))
-        .stdout(predicate::str::contains("#1"));
+            "input:          demo corpus",
+            "tenant:         ragctl-local",
+            "order:          lost_in_middle",
+            "budget:         4000 tokens",
+            "tokenizer:      tiktoken:cl100k_base",
+            "scoring:        bm25",
+            "#1",
+        ],
+    );
 }
 
 #[test]
@@ -61,13 +65,18 @@ fn chunk_output_pipes_into_pack() {
     assert!(packed["scoring"].as_str().unwrap().starts_with("bm25"));
 }
 
-#[test]
-fn the_context_format_renders_the_template() {
-    let input = [
+/// Two scored chunks with cached counts, as JSON Lines: `a` (0.9) and `b` (0.5).
+fn alpha_and_beta() -> String {
+    [
         chunk_line("a", "Alpha text.", json!({"score": 0.9, "token_count": 3})),
         chunk_line("b", "Beta text.", json!({"score": 0.5, "token_count": 3})),
     ]
-    .join("\n");
+    .join("\n")
+}
+
+#[test]
+fn the_context_format_renders_the_template() {
+    let input = alpha_and_beta();
     let dir = dir_with("context", &[("in.jsonl", &input)]);
     ragctl()
         .current_dir(&dir)
@@ -169,11 +178,7 @@ fn a_pack_with_every_token_count_given_runs_on_stdin() {
 
 #[test]
 fn piped_stdin_is_read_without_input() {
-    let input = [
-        chunk_line("a", "Alpha text.", json!({"score": 0.9, "token_count": 3})),
-        chunk_line("b", "Beta text.", json!({"score": 0.5, "token_count": 3})),
-    ]
-    .join("\n");
+    let input = alpha_and_beta();
     let out = stdout_of(ragctl().args(["pack", "q", "--format", "json"]).write_stdin(input));
     let packed = json_of(&out);
     assert_eq!(packed["input"], "-");

@@ -2,37 +2,16 @@
 //! backend, and the bytes it counts per input byte.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rag_bench::corpus::File;
 use rag_bench::measure::{Sample, median, time};
 #[cfg(feature = "bpe-openai")]
 use rag_chunker::BpeOpenAiCounter;
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes, TokenCounter, TokenizerError};
+use rag_contract::testing::Metered;
+use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes, TokenCounter};
 
 use crate::table::Table;
-
-/// A counter that forwards to another and adds up the bytes it was handed.
-struct Metered<C> {
-    inner: C,
-    bytes: AtomicUsize,
-}
-
-impl<C: TokenCounter> TokenCounter for Metered<C> {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        self.bytes.fetch_add(text.len(), Ordering::Relaxed);
-        self.inner.count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn splits_at_line_starts(&self) -> bool {
-        self.inner.splits_at_line_starts()
-    }
-}
 
 fn chunk_all(files: &[File], chunker: &HeadingAwareChunker) -> Vec<rag_core::Chunk> {
     let ctx = RequestContext::local("bench");
@@ -71,12 +50,9 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
 
     // Exactness and the bytes handed to the tokenizer, outside any clock.
-    let metered = Arc::new(Metered {
-        inner: tiktoken,
-        bytes: AtomicUsize::new(0),
-    });
+    let metered = Arc::new(Metered::new(tiktoken));
     let chunks = chunk_all(files, &HeadingAwareChunker::new(512, 64, metered.clone()).unwrap());
-    let counted = metered.bytes.load(Ordering::Relaxed);
+    let counted = metered.bytes();
     let exact = chunks
         .iter()
         .all(|c| c.token_count == tiktoken.count(c.content().unwrap_or_default()).ok() && c.token_count <= Some(512));
