@@ -8,7 +8,7 @@
 //! - [`counter`]: the line-start additivity a token counter may promise.
 //! - [`corpus`]: shared inputs: real Markdown read from a directory, and edge-case generators.
 //! - [`generate`]: proptest strategies for documents and packer cases, and seeded samples of them.
-//! - [`reference`]: the definitions the packer rules compare against (normalisation, shingles,
+//! - [`reference`](mod@reference): the definitions the packer rules compare against (normalisation, shingles,
 //!   dedup by all pairs, optimal selection by brute force), for tests that need them directly.
 //! - [`testing`]: small implementations tests share, such as the [`testing::WordCounter`].
 //! - [`Summary`]: the table of a run (rule, implementation, cases, result).

@@ -34,7 +34,7 @@ pub struct OptimalTooLarge {
 /// cap is part of the optimum rather than a filter.
 ///
 /// Errors with [`OptimalTooLarge`] when the table would exceed [`OPTIMAL_CELL_LIMIT`]; the packer
-/// then falls back to [`knapsack_select`] and says so.
+/// then falls back to [`knapsack_select`](super::knapsack_select) and says so.
 ///
 /// ```
 /// use rag_packer::{SelectionItem, optimal_select};
