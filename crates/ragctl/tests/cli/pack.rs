@@ -392,3 +392,49 @@ fn counts_from_another_tokenizer_are_recounted_and_verify_counts_reports_lies() 
         "{notes}"
     );
 }
+
+#[test]
+fn knapsack_keeps_the_best_section_unless_the_seeds_score_sum_is_asked_for() {
+    // A passage ranked first and six short fragments scoring nearly as well, all sections of
+    // documents: the budget holds the passage and one fragment, or the six fragments.
+    let section = |id: &str, words: usize, score: f64| {
+        // Distinct texts, or dedup would keep one fragment.
+        let content = format!("{id} {}", vec!["word"; words - 1].join(" "));
+        json!({"id": id, "document_id": id, "content": content, "score": score,
+            "metadata": {"kind": "body", "heading_path": ["Guide", id]}})
+    };
+    let mut lines = vec![section("answer", 80, 1.0)];
+    lines.extend((0..6).map(|i| section(&format!("fragment{i}"), 12, 0.9)));
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let packed_ids = |objective: &str| {
+        let packed = pack_json(
+            "q",
+            &[
+                "--strategy",
+                "knapsack",
+                "--order",
+                "descending",
+                "--breadcrumbs",
+                "never",
+                "--budget",
+                "100",
+                "--objective",
+                objective,
+            ],
+            input.clone(),
+        );
+        let ids: Vec<String> = packed["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.join(" ")
+    };
+    assert_eq!(packed_ids("auto"), "answer fragment0");
+    assert_eq!(packed_ids("rank-prior"), "answer fragment0");
+    assert_eq!(
+        packed_ids("score-sum"),
+        "fragment0 fragment1 fragment2 fragment3 fragment4 fragment5"
+    );
+}
