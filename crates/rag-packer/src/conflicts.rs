@@ -13,7 +13,9 @@
 //!   by white space (or the end), at `;` and at line breaks; `3.5` and `1,000` are single numbers.
 //!   Words are compared in their normalised form (lower-case alphanumeric runs).
 //! - **numeric_disagreement**: two or more packed chunks make claims with the same preceding words
-//!   and unit, with at least two different values (`1,000` and `1000.0` are the same value).
+//!   and unit, with at least two different values (`1,000` and `1000.0` are the same value). A key
+//!   to which one chunk itself gives two values is ambiguous and compared nowhere: in "the minimum
+//!   allowed value is 0 ... the maximum allowed value is 2", "allowed value is" names two things.
 //! - **trust_mismatch**: either such a disagreement among chunks of two or more trust levels (it is
 //!   then reported under both kinds), or the same sentence (equal once normalised, at least five
 //!   words) in chunks of two or more trust levels: an untrusted source repeating a trusted one
@@ -55,6 +57,10 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
         for sentence in sentences_of(&prose_of(content)) {
             for claim in claims_of(&sentence) {
                 let group = quantities.entry(claim.key, position, chunk);
+                if !group.values_of_last_chunk.contains(&claim.value) {
+                    group.ambiguous |= !group.values_of_last_chunk.is_empty();
+                    group.values_of_last_chunk.push(claim.value);
+                }
                 if !group.values.iter().any(|(v, _)| *v == claim.value) {
                     group.values.push((claim.value, claim.text));
                 }
@@ -67,7 +73,7 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
     }
     let mut annotations: Vec<(usize, ConflictAnnotation)> = Vec::new();
     for group in quantities.groups {
-        if group.values.len() < 2 || group.chunks.len() < 2 {
+        if group.values.len() < 2 || group.chunks.len() < 2 || group.ambiguous {
             continue;
         }
         let (context, unit) = group.key.split_once('\u{0}').unwrap_or((group.key.as_str(), ""));
@@ -152,6 +158,10 @@ struct Group {
     last_chunk: Option<usize>,
     trust: BTreeSet<TrustLevel>,
     values: Vec<(f64, String)>,
+    /// The values the last chunk gave: one chunk giving two is a sign the key names several
+    /// things ("the minimum allowed value is 0", "the maximum allowed value is 2").
+    values_of_last_chunk: Vec<f64>,
+    ambiguous: bool,
 }
 
 impl Groups {
@@ -165,12 +175,15 @@ impl Groups {
                 last_chunk: None,
                 trust: BTreeSet::new(),
                 values: Vec::new(),
+                values_of_last_chunk: Vec::new(),
+                ambiguous: false,
             });
             groups.len() - 1
         });
         let group = &mut self.groups[index];
         if group.last_chunk != Some(position) {
             group.last_chunk = Some(position);
+            group.values_of_last_chunk.clear();
             group.chunks.push(chunk.id.clone());
             group.trust.insert(chunk.trust);
         }
@@ -429,7 +442,7 @@ mod tests {
     #[test]
     fn texts_that_do_not_disagree_are_not_conflicts() {
         use TrustLevel::{Trusted, Untrusted};
-        let cases: [(&str, &[(&str, TrustLevel)]); 3] = [
+        let cases: [(&str, &[(&str, TrustLevel)]); 4] = [
             (
                 "agreeing or unrelated numbers",
                 &[
@@ -443,6 +456,16 @@ mod tests {
             (
                 "a disagreement within one chunk",
                 &[("The fee is 10 usd; the fee is 12 usd.", Trusted)],
+            ),
+            (
+                "a key one chunk gives two values names several things",
+                &[
+                    (
+                        "The minimum allowed value is 0. The maximum allowed value is 2.",
+                        Trusted,
+                    ),
+                    ("The minimum allowed value is 16,384. Settings follow.", Trusted),
+                ],
             ),
             (
                 "an unclosed fence or comment hides the rest of the chunk",
