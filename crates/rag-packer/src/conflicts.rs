@@ -16,6 +16,9 @@
 //!   and unit, with at least two different values (`1,000` and `1000.0` are the same value). A key
 //!   to which one chunk itself gives two values is ambiguous and compared nowhere: in "the minimum
 //!   allowed value is 0 ... the maximum allowed value is 2", "allowed value is" names two things.
+//!   And the chunks that disagree must speak of the same thing: they come from two documents, or
+//!   from one section (the same `heading_path`) of one document; two sections of one document
+//!   describe two things.
 //! - **trust_mismatch**: either such a disagreement among chunks of two or more trust levels (it is
 //!   then reported under both kinds), or the same sentence (equal once normalised, at least five
 //!   words) in chunks of two or more trust levels: an untrusted source repeating a trusted one
@@ -60,6 +63,7 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
                 if !group.values_of_last_chunk.contains(&claim.value) {
                     group.ambiguous |= !group.values_of_last_chunk.is_empty();
                     group.values_of_last_chunk.push(claim.value);
+                    group.section_values.push((section_of(chunk), claim.value));
                 }
                 if !group.values.iter().any(|(v, _)| *v == claim.value) {
                     group.values.push((claim.value, claim.text));
@@ -73,7 +77,7 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
     }
     let mut annotations: Vec<(usize, ConflictAnnotation)> = Vec::new();
     for group in quantities.groups {
-        if group.values.len() < 2 || group.chunks.len() < 2 || group.ambiguous {
+        if group.values.len() < 2 || group.chunks.len() < 2 || group.ambiguous || !group.comparable() {
             continue;
         }
         let (context, unit) = group.key.split_once('\u{0}').unwrap_or((group.key.as_str(), ""));
@@ -162,6 +166,35 @@ struct Group {
     /// things ("the minimum allowed value is 0", "the maximum allowed value is 2").
     values_of_last_chunk: Vec<f64>,
     ambiguous: bool,
+    /// Each chunk's distinct values with the chunk's section.
+    section_values: Vec<(Section, f64)>,
+}
+
+/// Where a chunk stands in its document: its document and heading path.
+type Section = (String, Vec<String>);
+
+fn section_of(chunk: &Chunk) -> Section {
+    (
+        chunk.document_id.to_string(),
+        chunk.heading_path().into_iter().map(str::to_owned).collect(),
+    )
+}
+
+impl Group {
+    /// Whether two chunks that give different values speak of the same thing: they come from two
+    /// documents, or from one section of one document. Two sections of one document are about
+    /// two things (`writeInt32` and `writeInt16` each take "a valid signed N-bit integer").
+    fn comparable(&self) -> bool {
+        let documents: BTreeSet<&str> = self.section_values.iter().map(|((doc, _), _)| doc.as_str()).collect();
+        if documents.len() >= 2 {
+            return true;
+        }
+        let mut by_section: HashMap<&Section, Vec<u64>> = HashMap::new();
+        for (section, value) in &self.section_values {
+            by_section.entry(section).or_default().push(value.to_bits());
+        }
+        by_section.values().any(|values| values.iter().any(|v| *v != values[0]))
+    }
 }
 
 impl Groups {
@@ -177,6 +210,7 @@ impl Groups {
                 values: Vec::new(),
                 values_of_last_chunk: Vec::new(),
                 ambiguous: false,
+                section_values: Vec::new(),
             });
             groups.len() - 1
         });
@@ -220,14 +254,18 @@ fn pattern(source: &str) -> Regex {
 }
 
 /// What is not prose, in the order it is removed: fenced code blocks (to their closing fence or
-/// the end of the text), HTML comments, inline code, HTML tags, link targets and URLs, version
-/// strings. Each match becomes a line break, which also ends the sentence it interrupts.
+/// the end of the text), HTML comments, inline code, lines of code outside a fence, HTML tags,
+/// link targets and URLs, version strings. Each match becomes a line break, which also ends the sentence it interrupts.
 static NOT_PROSE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         r"(?ms)^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\z)",
         r"(?ms)^[ \t]*~~~.*?(?:^[ \t]*~~~[^\n]*$|\z)",
         r"(?s)<!--.*?(-->|\z)",
         r"`[^`\n]*`",
+        // A line with a call (a name right before `(`; `file(s)` is prose) or a `//` comment is
+        // code, even where the chunk starts inside a code block and its opening fence is in
+        // the chunk before.
+        r"(?m)^[^\n]*(?:[A-Za-z0-9_]\((?:[^s]|s[^)])|^[ \t]*//)[^\n]*$",
         r"</?[A-Za-z][^<>\n]*>",
         r"\]\([^)\n]*\)|\b[a-z][a-z0-9+.-]*://\S+",
         r"\b[vV]\d+(\.\d+)*\b|\b\d+(\.\d+){2,}\b",
@@ -427,6 +465,22 @@ mod tests {
         ];
         assert_eq!(detect_conflicts(&packed), []);
         assert_eq!(prose_of("Use `x = 3` in v2.1.0 now.").as_ref(), "Use \n in \n now.");
+        // A chunk cut from inside a code block has no opening fence: its calls and comments are
+        // still code.
+        let cut = [
+            chunk(
+                "a",
+                "const buf1 = Buffer.allocUnsafe(26);\nserver.listen(1337);\n```",
+                TrustLevel::Trusted,
+            ),
+            chunk(
+                "b",
+                "// buf buffer allocUnsafe 5\nconsole.log(Buffer.allocUnsafe(5));\nserver.listen(8000);",
+                TrustLevel::Trusted,
+            ),
+        ];
+        assert_eq!(detect_conflicts(&cut), []);
+        assert_eq!(prose_of("The file(s) take 5 MB.").as_ref(), "The file(s) take 5 MB.");
         // Prose around the code still counts.
         let prose = [
             chunk(
@@ -479,6 +533,36 @@ mod tests {
         for (case, texts) in cases {
             assert_eq!(detect_conflicts(&chunks(texts)), [], "{case}");
         }
+    }
+
+    #[test]
+    fn two_sections_of_one_document_speak_of_two_things() {
+        let in_section = |id: &str, document: &str, section: &str, text: &str| {
+            let mut c = Chunk::with_content(id, document, "t", text);
+            c.metadata
+                .insert("heading_path".into(), serde_json::json!(["Buffer", section]));
+            c
+        };
+        let int32 = "The value must be a valid signed 32 bit integer.";
+        let int16 = "The value must be a valid signed 16 bit integer.";
+        let one_document = [
+            in_section("a", "buffer.md", "writeInt32", int32),
+            in_section("b", "buffer.md", "writeInt16", int16),
+        ];
+        assert_eq!(detect_conflicts(&one_document), []);
+        let one_section = [
+            in_section("a", "buffer.md", "writeInt32", int32),
+            in_section("b", "buffer.md", "writeInt32", int16),
+        ];
+        assert_eq!(detect_conflicts(&one_section).len(), 1);
+        let two_documents = [
+            in_section("a", "buffer.md", "writeInt32", int32),
+            in_section("b", "buffer-v2.md", "writeInt16", int16),
+        ];
+        assert_eq!(
+            detect_conflicts(&two_documents)[0].detail,
+            "\"a valid signed\": 32 bit vs 16 bit"
+        );
     }
 
     #[test]
