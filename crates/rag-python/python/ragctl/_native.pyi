@@ -19,6 +19,8 @@ from typing import (
     Union,
 )
 
+from typing_extensions import Self
+
 from rag_chunker.tokens import TokenCounter
 
 __version__: str
@@ -329,7 +331,7 @@ class HuggingFaceCounter:
 class Parser:
     """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
 
-    def __init__(self, document_type: DocumentTypeName) -> None: ...
+    def __new__(cls, document_type: DocumentTypeName) -> Self: ...
     def name(self) -> str: ...
     def parse(
         self,
