@@ -7,13 +7,24 @@
 //! `target/python/wheels`, the wheel installed with its `test` extra (pytest, LangChain,
 //! LlamaIndex, Ray, tokenizers, all pinned in `crates/rag-python/pyproject.toml`), the one
 //! registry package whose `tokenizer.json` the tests read (`anthropic` 0.34.2, without its
-//! dependencies), a debug `ragctl` for the byte-for-byte comparisons, then pytest.
+//! dependencies), a debug `ragctl` for the byte-for-byte comparisons, then pytest, then the type
+//! checks of the installed package: `mypy.stubtest` compares `ragctl/_native.pyi` and the pure-Python
+//! modules with what the extension and the modules define at run time (the few errors that are
+//! checker limitations are listed in `crates/rag-python/stubtest-allowlist.txt`), and mypy checks
+//! the package's own modules against the stub.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use crate::run::{cargo, run, workspace_root};
+
+/// The modules stubtest compares with the runtime (each with its submodules): the native module's
+/// stub and the packages that re-export it.
+const STUBTEST_MODULES: [&str; 4] = ["ragctl._native", "rag_core", "rag_chunker", "rag_packer"];
+
+/// The packages mypy checks, the integrations included.
+const MYPY_PACKAGES: [&str; 4] = ["ragctl", "rag_core", "rag_chunker", "rag_packer"];
 
 /// The package whose `tokenizer.json` the Hugging Face tests load (see `test_huggingface.py`).
 const TOKENIZER_PACKAGE: &str = "anthropic==0.34.2";
@@ -66,10 +77,36 @@ pub(crate) fn python() -> Result<(), String> {
         .env("RAGCTL", target.join("debug").join("ragctl"))
         .current_dir(root.join("crates").join("rag-python"));
     run(pytest)?;
+    let tested = started.elapsed();
+
+    // Both run outside the source tree, so they import the installed wheel, not
+    // crates/rag-python/python; the package's pyproject.toml is their configuration.
+    let package = root.join("crates").join("rag-python");
+    let config = package.join("pyproject.toml");
+    let checks_dir = target.join("python");
+    let mut stubtest = Command::new(venv.join("bin").join("python"));
+    stubtest
+        .args(["-m", "mypy.stubtest"])
+        .args(STUBTEST_MODULES)
+        .arg("--allowlist")
+        .arg(package.join("stubtest-allowlist.txt"))
+        .arg("--mypy-config-file")
+        .arg(&config)
+        .current_dir(&checks_dir);
+    run(stubtest)?;
+    let mut mypy = Command::new(venv.join("bin").join("python"));
+    mypy.args(["-m", "mypy", "--config-file"]).arg(&config);
+    for name in MYPY_PACKAGES {
+        mypy.args(["--package", name]);
+    }
+    mypy.current_dir(&checks_dir);
+    run(mypy)?;
     eprintln!(
-        "xtask: python: wheel built in {:.0} s, environment ready at {:.0} s, tests done at {:.0} s",
+        "xtask: python: wheel built in {:.0} s, environment ready at {:.0} s, tests done at {:.0} s, \
+         types checked at {:.0} s",
         built.as_secs_f64(),
         installed.as_secs_f64(),
+        tested.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
     Ok(())

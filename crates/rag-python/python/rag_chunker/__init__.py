@@ -15,12 +15,27 @@
 
 from __future__ import annotations
 
-# Each submodule's ``__all__`` lists its names; the package exports them and the chunker.
+# A literal ``__all__`` (the names of ``parse.__all__`` and ``tokens.__all__`` and the chunker) so
+# that type checkers, which do not evaluate ``__all__ += module.__all__``, see the re-exports;
+# tests/test_exports.py checks it lists exactly the submodules' names.
 from ragctl._native import HeadingAwareChunker
-from rag_chunker import parse, tokens
 from rag_chunker.parse import *  # noqa: F403
 from rag_chunker.tokens import *  # noqa: F403
 
-__all__ = ["HeadingAwareChunker"]
-__all__ += parse.__all__
-__all__ += tokens.__all__
+__all__ = [
+    "HeadingAwareChunker",
+    # rag_chunker.parse
+    "MarkdownParser",
+    "OCRRegion",
+    "OCRResult",
+    "OcrJsonParser",
+    "Parser",
+    "PlainTextParser",
+    "detect_document_type",
+    "ocr_result_to_parsed_document",
+    "parse_document",
+    # rag_chunker.tokens
+    "HuggingFaceCounter",
+    "TiktokenCounter",
+    "TokenCounter",
+]

@@ -18,8 +18,9 @@ is the context of the prompt".
 
 from __future__ import annotations
 
-# Each submodule's ``__all__`` lists its names; the package exports them all.
-from rag_packer import budget, conflicts, dedup, pipeline, reorder, repacker, score, types
+# A literal ``__all__`` (every stage module's ``__all__``) so that type checkers, which do not
+# evaluate ``__all__ += module.__all__``, see the re-exports; tests/test_exports.py checks it lists
+# exactly the submodules' names.
 from rag_packer.budget import *  # noqa: F403
 from rag_packer.conflicts import *  # noqa: F403
 from rag_packer.dedup import *  # noqa: F403
@@ -29,12 +30,42 @@ from rag_packer.repacker import *  # noqa: F403
 from rag_packer.score import *  # noqa: F403
 from rag_packer.types import *  # noqa: F403
 
-__all__: list[str] = []
-__all__ += budget.__all__
-__all__ += conflicts.__all__
-__all__ += dedup.__all__
-__all__ += pipeline.__all__
-__all__ += reorder.__all__
-__all__ += repacker.__all__
-__all__ += score.__all__
-__all__ += types.__all__
+__all__ = [
+    # rag_packer.budget
+    "OPTIMAL_CELL_LIMIT",
+    "fit_to_budget",
+    "knapsack_select",
+    "optimal_select",
+    # rag_packer.conflicts
+    "detect_conflicts",
+    # rag_packer.dedup
+    "content_hash",
+    "hash_dedup",
+    "jaccard",
+    "jaccard_dedup",
+    "normalise",
+    "normalised_words",
+    "shingles",
+    # rag_packer.pipeline
+    "ContextPacker",
+    # rag_packer.reorder
+    "ascending_order",
+    "descending_order",
+    "lost_in_middle_order",
+    "rank_order",
+    "sides_order",
+    # rag_packer.repacker
+    "ContextConfig",
+    "RepackMethod",
+    "RepackStrategy",
+    "Repacker",
+    "RepackerMode",
+    "content_length",
+    # rag_packer.score
+    "bm25_chunk_scores",
+    "bm25_scores",
+    # rag_packer.types
+    "OrderStrategy",
+    "PackerConfig",
+    "SelectionStrategy",
+]

@@ -19,11 +19,60 @@ from typing import (
     Union,
 )
 
+from typing_extensions import Self, disjoint_base, final
+
 from rag_chunker.tokens import TokenCounter
 
 __version__: str
 
-T = TypeVar("T")
+__all__ = [
+    "__version__",
+    "Principal",
+    "RequestContext",
+    "Span",
+    "Chunk",
+    "Document",
+    "Block",
+    "ParsedDocument",
+    "ConflictAnnotation",
+    "DroppedChunk",
+    "Excerpt",
+    "PackedContext",
+    "TiktokenCounter",
+    "HuggingFaceCounter",
+    "Parser",
+    "OCRRegion",
+    "OCRResult",
+    "parse_document",
+    "detect_document_type",
+    "ocr_result_to_parsed_document",
+    "HeadingAwareChunker",
+    "PackerConfig",
+    "ContextPacker",
+    "ContextConfig",
+    "RepackerEngine",
+    "normalise",
+    "normalised_words",
+    "shingles",
+    "jaccard",
+    "content_hash",
+    "hash_dedup",
+    "jaccard_dedup",
+    "rank_order",
+    "descending_order",
+    "ascending_order",
+    "lost_in_middle_order",
+    "sides_order",
+    "fit_to_budget",
+    "knapsack_select",
+    "optimal_select",
+    "detect_conflicts",
+    "bm25_scores",
+    "bm25_chunk_scores",
+    "OPTIMAL_CELL_LIMIT",
+]
+
+_T = TypeVar("_T")
 
 BlockTypeName = Literal["heading", "paragraph", "list_item", "table_row", "code", "quote", "caption", "other"]
 TrustName = Literal["trusted", "user_supplied", "untrusted"]
@@ -33,16 +82,19 @@ ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
 DocumentTypeName = Literal["markdown", "text", "ocr"]
 JSON = Any
 
+@final
 class Principal:
     """The authenticated caller: an id and the ACL labels it holds."""
 
-    def __init__(self, id: str, acl_labels: Sequence[str] = ()) -> None: ...
+    def __new__(cls, id: str, acl_labels: Sequence[str] = ...) -> Self:
+        """``acl_labels`` defaults to none."""
     @property
     def id(self) -> str: ...
     @property
     def acl_labels(self) -> List[str]:
         """Labels the caller is cleared for; chunkers copy them onto the chunks they emit."""
 
+@final
 class RequestContext:
     """Who is asking, for which tenant: passed to every parse, chunk and pack call.
 
@@ -51,9 +103,9 @@ class RequestContext:
     ('acme', ['staff'])
     """
 
-    def __init__(
-        self, tenant_id: str, principal: Optional[Principal] = None, request_id: Optional[str] = None
-    ) -> None:
+    def __new__(
+        cls, tenant_id: str, principal: Optional[Principal] = None, request_id: Optional[str] = None
+    ) -> Self:
         """``principal`` defaults to ``Principal("local")``, with no labels."""
     @staticmethod
     def local(tenant_id: str) -> "RequestContext": ...
@@ -65,6 +117,7 @@ class RequestContext:
     @property
     def request_id(self) -> Optional[str]: ...
 
+@final
 class Span:
     """A half-open byte range ``start..end`` of a document's UTF-8 text; unpacks as a pair.
 
@@ -73,7 +126,7 @@ class Span:
     'Body text.'
     """
 
-    def __init__(self, start: int, end: int) -> None: ...
+    def __new__(cls, start: int, end: int) -> Self: ...
     @property
     def start(self) -> int: ...
     @property
@@ -81,6 +134,7 @@ class Span:
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[int]: ...
 
+@final
 class Chunk:
     """A piece of a document, sized for a model's context.
 
@@ -94,8 +148,8 @@ class Chunk:
     '{"id":"guide#3","document_id":"guide","tenant_id":"acme","position":0,"parent_id":null,"content":"Rerankers score pairs.","score":0.82,"metadata":{"kind":"body"}}'
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         id: str,
         document_id: str,
         tenant_id: str,
@@ -114,7 +168,7 @@ class Chunk:
         acl_labels: Optional[Sequence[str]] = None,
         metadata: Optional[Dict[str, JSON]] = None,
         extra: Optional[Dict[str, JSON]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     id: str
     document_id: str
     tenant_id: str
@@ -152,11 +206,14 @@ class Chunk:
     @staticmethod
     def from_json(line: str) -> "Chunk": ...
     def copy(self) -> "Chunk": ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, memo: Optional[Dict[int, Any]] = None) -> Self: ...
 
+@final
 class Document:
     """A document as a parser read it: identity, origin, and its source text."""
 
-    def __init__(self, id: str, text: str, corpus_id: str = "local", source_uri: Optional[str] = None) -> None:
+    def __new__(cls, id: str, text: str, corpus_id: str = "local", source_uri: Optional[str] = None) -> Self:
         """``source_uri`` defaults to ``id``."""
     @property
     def id(self) -> str: ...
@@ -167,18 +224,19 @@ class Document:
     @property
     def text(self) -> str: ...
 
+@final
 class Block:
     """One structural unit of a parsed document."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         block_type: BlockTypeName,
         span: Union[Span, Tuple[int, int]],
         *,
         level: Optional[int] = None,
         text: Optional[str] = None,
         attributes: Optional[Dict[str, JSON]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     @property
     def block_type(self) -> BlockTypeName: ...
     @property
@@ -192,6 +250,7 @@ class Block:
     @property
     def attributes(self) -> Dict[str, JSON]: ...
 
+@final
 class ParsedDocument:
     """A document and its blocks in reading order: what a chunker consumes.
 
@@ -201,7 +260,7 @@ class ParsedDocument:
     >>> parsed = ParsedDocument(Document("doc", text), [Block("heading", (0, 7), level=1, text="Setup"), Block("paragraph", (9, 20))])
     """
 
-    def __init__(self, document: Document, blocks: Sequence[Block]) -> None: ...
+    def __new__(cls, document: Document, blocks: Sequence[Block]) -> Self: ...
     @property
     def document(self) -> Document: ...
     @property
@@ -211,6 +270,7 @@ class ParsedDocument:
     def block_text(self, block: Block) -> Optional[str]: ...
     def __len__(self) -> int: ...
 
+@final
 class ConflictAnnotation:
     """An advisory note that some packed chunks disagree."""
 
@@ -221,6 +281,7 @@ class ConflictAnnotation:
     @property
     def detail(self) -> str: ...
 
+@final
 class DroppedChunk:
     """An input chunk that was not packed, and why."""
 
@@ -245,6 +306,7 @@ class DroppedChunk:
     def message(self) -> str:
         """The reason as a sentence, e.g. ``exact duplicate of doc#3``."""
 
+@final
 class Excerpt:
     """A piece of a rendered context: packed chunks of one document shown as one text."""
 
@@ -259,6 +321,7 @@ class Excerpt:
     @property
     def breadcrumb(self) -> bool: ...
 
+@final
 class PackedContext:
     """The result of packing: packed chunks in prompt order and an account of every other input."""
 
@@ -292,6 +355,7 @@ class PackedContext:
     def dropped_dedup(self) -> int: ...
     def dropped_budget(self) -> int: ...
 
+@final
 class TiktokenCounter:
     """Counts tokens with an OpenAI BPE encoding; the tables ship inside the package.
 
@@ -299,7 +363,7 @@ class TiktokenCounter:
     2
     """
 
-    def __init__(self, encoding: Literal["cl100k_base", "o200k_base"] = "cl100k_base") -> None:
+    def __new__(cls, encoding: Literal["cl100k_base", "o200k_base"] = "cl100k_base") -> Self:
         """An unknown encoding is a ``TokenizerError`` listing the supported ones."""
     def count(self, text: str) -> int: ...
     def encode(self, text: str) -> List[int]: ...
@@ -308,6 +372,7 @@ class TiktokenCounter:
     @property
     def encoding(self) -> str: ...
 
+@final
 class HuggingFaceCounter:
     """Counts tokens with a Hugging Face ``tokenizer.json`` (Llama, Mistral, Qwen, ...), read from
     a file; nothing is downloaded. Special tokens are not added.
@@ -326,10 +391,11 @@ class HuggingFaceCounter:
     @property
     def path(self) -> str: ...
 
+@disjoint_base
 class Parser:
     """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
 
-    def __init__(self, document_type: DocumentTypeName) -> None: ...
+    def __new__(cls, document_type: DocumentTypeName) -> Self: ...
     def name(self) -> str: ...
     def parse(
         self,
@@ -341,12 +407,13 @@ class Parser:
         corpus_id: str = "local",
     ) -> ParsedDocument: ...
 
+@final
 class OCRRegion:
     """One region of text an OCR engine recognised."""
 
-    def __init__(
-        self, text: str, confidence: float, bbox: Tuple[float, float, float, float], page: Optional[int] = None
-    ) -> None: ...
+    def __new__(
+        cls, text: str, confidence: float, bbox: Tuple[float, float, float, float], page: Optional[int] = None
+    ) -> Self: ...
     @property
     def text(self) -> str: ...
     @property
@@ -356,10 +423,11 @@ class OCRRegion:
     @property
     def page(self) -> Optional[int]: ...
 
+@final
 class OCRResult:
     """What an OCR engine recognised on a scan: its name and the regions in reading order."""
 
-    def __init__(self, engine: str, regions: Sequence[OCRRegion]) -> None: ...
+    def __new__(cls, engine: str, regions: Sequence[OCRRegion]) -> Self: ...
     @staticmethod
     def from_json(text: str) -> "OCRResult": ...
     @property
@@ -388,6 +456,7 @@ def ocr_result_to_parsed_document(
 ) -> ParsedDocument:
     """One paragraph block per region (``engine``, ``ocr_confidence``, ``bbox``, ``page``)."""
 
+@final
 class HeadingAwareChunker:
     """Cuts parsed documents into chunks along their headings, within a token budget.
 
@@ -402,9 +471,9 @@ class HeadingAwareChunker:
     ['# Setup', 'Install it.']
     """
 
-    def __init__(
-        self, max_tokens: int = 512, overlap_tokens: int = 64, token_counter: Optional[TokenCounter] = None
-    ) -> None:
+    def __new__(
+        cls, max_tokens: int = 512, overlap_tokens: int = 64, token_counter: Optional[TokenCounter] = None
+    ) -> Self:
         """``token_counter`` defaults to ``TiktokenCounter("cl100k_base")``; a configuration that
         cannot work is a ``ChunkerConfigError`` (a ``ValueError``)."""
     @property
@@ -438,11 +507,12 @@ class HeadingAwareChunker:
     ) -> List[Chunk]: ...
     def health(self) -> Coroutine[Any, Any, str]: ...
 
+@final
 class PackerConfig:
     """How a :class:`ContextPacker` packs; checked when a packer is built from it."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         order: OrderName = "lost_in_middle",
         jaccard_threshold: Optional[float] = None,
         detect_conflicts: bool = True,
@@ -454,7 +524,7 @@ class PackerConfig:
         relevance_floor: Optional[float] = None,
         objective: ObjectiveName = "auto",
         verify_counts: bool = False,
-    ) -> None: ...
+    ) -> Self: ...
     order: OrderName
     jaccard_threshold: Optional[float]
     detect_conflicts: bool
@@ -466,6 +536,7 @@ class PackerConfig:
     objective: ObjectiveName
     verify_counts: bool
 
+@final
 class ContextPacker:
     """Packs retrieved chunks into a token budget: tenant check, dedup, selection, order, conflicts.
 
@@ -477,7 +548,7 @@ class ContextPacker:
     (5, 4000)
     """
 
-    def __init__(self, config: Optional[PackerConfig] = None, token_counter: Optional[TokenCounter] = None) -> None: ...
+    def __new__(cls, config: Optional[PackerConfig] = None, token_counter: Optional[TokenCounter] = None) -> Self: ...
     @property
     def config(self) -> PackerConfig: ...
     @property
@@ -510,20 +581,22 @@ class ContextPacker:
         merge_adjacent: bool = True,
     ) -> PackedContext: ...
 
+@final
 class ContextConfig:
     """A template rendering each chunk (``{content}``, ``{id}``, ``{source_uri}``, ``{score}``,
     ``{heading_path}``, ``{metadata.KEY}``; ``{{``/``}}`` for braces)."""
 
-    def __init__(self, template: str = "{content}") -> None: ...
+    def __new__(cls, template: str = "{content}") -> Self: ...
     @property
     def template(self) -> str: ...
     def render(self, chunk: Chunk) -> str: ...
 
+@final
 class RepackerEngine:
     """One checked Repacker configuration (used by :class:`rag_packer.Repacker`)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         method: str,
         mode: str,
@@ -532,7 +605,7 @@ class RepackerEngine:
         context_config: Optional[ContextConfig],
         pack: str,
         batch_size: Union[int, None, str],
-    ) -> None: ...
+    ) -> Self: ...
     def repack(self, chunks: List[Chunk], sizes: Optional[List[int]] = None) -> Coroutine[Any, Any, Any]: ...
     def repack_blocking(self, chunks: List[Chunk], sizes: Optional[List[int]] = None) -> Any: ...
 
@@ -548,8 +621,8 @@ def jaccard_dedup(chunks: Iterable[Chunk], threshold: float, shingle_size: int =
 def rank_order(chunks: Iterable[Chunk]) -> List[int]: ...
 def descending_order(chunks: Iterable[Chunk]) -> List[Chunk]: ...
 def ascending_order(chunks: Iterable[Chunk]) -> List[Chunk]: ...
-def lost_in_middle_order(items: Sequence[T]) -> List[T]: ...
-def sides_order(items: Sequence[T]) -> List[T]: ...
+def lost_in_middle_order(items: Sequence[_T]) -> List[_T]: ...
+def sides_order(items: Sequence[_T]) -> List[_T]: ...
 def fit_to_budget(
     chunks: Iterable[Chunk],
     budget: int,

@@ -18,7 +18,7 @@ Requires ``langchain-text-splitters`` (``pip install "ragctl[langchain]"``).
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Literal, Optional
 
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
@@ -53,7 +53,7 @@ class RagctlTextSplitter(TextSplitter):
         overlap_tokens: int = 64,
         *,
         token_counter: Optional[TokenCounter] = None,
-        document_type: str = "markdown",
+        document_type: Literal["markdown", "text", "ocr"] = "markdown",
         include_headings: bool = True,
         add_start_index: bool = False,
         tenant_id: str = "langchain",

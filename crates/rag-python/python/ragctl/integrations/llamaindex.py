@@ -14,7 +14,7 @@ Requires ``llama-index-core`` (``pip install "ragctl[llamaindex]"``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
@@ -33,7 +33,7 @@ class RagctlNodeParser(NodeParser):
     overlap_tokens: int = Field(
         default=64, description="Tokens a body node repeats from the previous one of its section.", ge=0
     )
-    document_type: str = Field(default="markdown", description="markdown or text.")
+    document_type: Literal["markdown", "text", "ocr"] = Field(default="markdown", description="markdown or text.")
     include_headings: bool = Field(default=True, description="Whether a heading alone is a node.")
     tenant_id: str = Field(default="llamaindex", description="The tenant the chunks belong to.")
 

@@ -29,7 +29,7 @@ Requires ``ray[data]`` and ``pyarrow`` (``pip install "ragctl[ray]"``).
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Union
 
 import pyarrow as pa
 import ray.data
@@ -96,7 +96,7 @@ def chunk_batch(
     id_prefix: Optional[str] = None,
     max_tokens: int = 512,
     overlap_tokens: int = 64,
-    encoding: str = "cl100k_base",
+    encoding: Literal["cl100k_base", "o200k_base"] = "cl100k_base",
     tenant_id: str = "ragctl-local",
     corpus_id: str = "local",
 ) -> pa.Table:
@@ -144,7 +144,8 @@ def read_chunks(src: Union[str, List[str]], *, id_prefix: Optional[str] = None, 
     root = src if isinstance(src, str) else posixpath.commonpath([_strip_scheme(p) for p in src])
     ds = ray.data.read_binary_files(src, include_paths=True, file_extensions=SUPPORTED_EXTENSIONS)
     kwargs = dict(options, root=root, id_prefix=id_prefix)
-    return ds.map_batches(chunk_batch, batch_format="pyarrow", fn_kwargs=kwargs)
+    # Ray types the function as taking the batch alone; `fn_kwargs` passes the keyword-only rest.
+    return ds.map_batches(chunk_batch, batch_format="pyarrow", fn_kwargs=kwargs)  # type: ignore[arg-type]
 
 
 class JsonLinesDatasink(BlockBasedFileDatasink):
