@@ -8,7 +8,8 @@
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
 //! cargo xtask eval       answer-in-context recall of `ragctl pack` on real docs (`--ragctl PATH`, `--json FILE`)
 //! cargo xtask man        the man pages of ragctl, in target/man
-//! cargo xtask python     the Python package: wheel (release) in a venv with its test dependencies, pytest
+//! cargo xtask python     the Python package: wheel (release) in a venv with its test dependencies,
+//!                         pytest, then stubtest and mypy on the installed package
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
@@ -37,7 +38,8 @@ tasks:
              [--corpus DIR]... [--questions FILE] [--strategies S,..] [--budgets N,..] [--threads N]
   man        the man pages of ragctl, generated from its clap definitions, in target/man
   python     the Python package: its wheel (release) in target/python/venv with the pinned test
-             dependencies, then its pytest suite (PYTHON names the interpreter, default python3)";
+             dependencies, then its pytest suite, stubtest and mypy (PYTHON names the
+             interpreter, default python3)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
