@@ -60,10 +60,9 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
         for sentence in sentences_of(&prose_of(content)) {
             for claim in claims_of(&sentence) {
                 let group = quantities.entry(claim.key, position, chunk);
-                if !group.values_of_last_chunk.contains(&claim.value) {
-                    group.ambiguous |= !group.values_of_last_chunk.is_empty();
-                    group.values_of_last_chunk.push(claim.value);
-                    group.section_values.push((section_of(chunk), claim.value));
+                let given_here = group.claims.iter().rev().take_while(|(p, _)| *p == position);
+                if !given_here.clone().any(|(_, v)| *v == claim.value) {
+                    group.claims.push((position, claim.value));
                 }
                 if !group.values.iter().any(|(v, _)| *v == claim.value) {
                     group.values.push((claim.value, claim.text));
@@ -77,7 +76,7 @@ pub fn detect_conflicts(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
     }
     let mut annotations: Vec<(usize, ConflictAnnotation)> = Vec::new();
     for group in quantities.groups {
-        if group.values.len() < 2 || group.chunks.len() < 2 || group.ambiguous || !group.comparable() {
+        if group.values.len() < 2 || group.chunks.len() < 2 || !group.speaks_of_one_thing(packed) {
             continue;
         }
         let (context, unit) = group.key.split_once('\u{0}').unwrap_or((group.key.as_str(), ""));
@@ -162,36 +161,37 @@ struct Group {
     last_chunk: Option<usize>,
     trust: BTreeSet<TrustLevel>,
     values: Vec<(f64, String)>,
-    /// The values the last chunk gave: one chunk giving two is a sign the key names several
-    /// things ("the minimum allowed value is 0", "the maximum allowed value is 2").
-    values_of_last_chunk: Vec<f64>,
-    ambiguous: bool,
-    /// Each chunk's distinct values with the chunk's section.
-    section_values: Vec<(Section, f64)>,
-}
-
-/// Where a chunk stands in its document: its document and heading path.
-type Section = (String, Vec<String>);
-
-fn section_of(chunk: &Chunk) -> Section {
-    (
-        chunk.document_id.to_string(),
-        chunk.heading_path().into_iter().map(str::to_owned).collect(),
-    )
+    /// Each chunk's distinct values, as (position in `packed`, value), in packed order.
+    claims: Vec<(usize, f64)>,
 }
 
 impl Group {
-    /// Whether two chunks that give different values speak of the same thing: they come from two
-    /// documents, or from one section of one document. Two sections of one document are about
-    /// two things (`writeInt32` and `writeInt16` each take "a valid signed N-bit integer").
-    fn comparable(&self) -> bool {
-        let documents: BTreeSet<&str> = self.section_values.iter().map(|((doc, _), _)| doc.as_str()).collect();
+    /// Whether the key names one thing wherever it is used, so that different values disagree.
+    ///
+    /// Not when one chunk gives it two values: it then names several things there ("the minimum
+    /// allowed value is 0", "the maximum allowed value is 2"). And the chunks giving different
+    /// values must come from two documents, or from one section (document and heading path) of
+    /// one document: two sections of one document are about two things (`writeInt32` and
+    /// `writeInt16` each take "a valid signed N-bit integer").
+    fn speaks_of_one_thing(&self, packed: &[Chunk]) -> bool {
+        let ambiguous = self.claims.windows(2).any(|pair| pair[0].0 == pair[1].0);
+        if ambiguous {
+            return false;
+        }
+        let documents: BTreeSet<&str> = self
+            .claims
+            .iter()
+            .map(|&(p, _)| packed[p].document_id.as_str())
+            .collect();
         if documents.len() >= 2 {
             return true;
         }
-        let mut by_section: HashMap<&Section, Vec<u64>> = HashMap::new();
-        for (section, value) in &self.section_values {
-            by_section.entry(section).or_default().push(value.to_bits());
+        let mut by_section: HashMap<Vec<&str>, Vec<u64>> = HashMap::new();
+        for &(p, value) in &self.claims {
+            by_section
+                .entry(packed[p].heading_path())
+                .or_default()
+                .push(value.to_bits());
         }
         by_section.values().any(|values| values.iter().any(|v| *v != values[0]))
     }
@@ -208,16 +208,13 @@ impl Groups {
                 last_chunk: None,
                 trust: BTreeSet::new(),
                 values: Vec::new(),
-                values_of_last_chunk: Vec::new(),
-                ambiguous: false,
-                section_values: Vec::new(),
+                claims: Vec::new(),
             });
             groups.len() - 1
         });
         let group = &mut self.groups[index];
         if group.last_chunk != Some(position) {
             group.last_chunk = Some(position);
-            group.values_of_last_chunk.clear();
             group.chunks.push(chunk.id.clone());
             group.trust.insert(chunk.trust);
         }
