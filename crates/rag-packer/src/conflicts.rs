@@ -448,45 +448,31 @@ mod tests {
 
     #[test]
     fn code_comments_links_and_versions_make_no_claims() {
-        let packed = [
-            chunk(
-                "a",
+        use TrustLevel::Trusted;
+        let no_claims = [
+            (
+                "code, comments, links and versions",
                 "<!-- YAML\nadded: v0.5.8\n-->\n\nThe default port is `8080` here.\n\n```js\nconst max size is 64 * 1024;\n```\nSee [the docs](https://x.org/v2/limit is 5 MB).",
-                TrustLevel::Trusted,
-            ),
-            chunk(
-                "b",
                 "<!-- YAML\nadded: v1.31.0\n-->\n\nThe default port is `3000` there.\n\n```js\nconst max size is 128 * 1024;\n```\nRequires Node.js 18.11.0 or later, and the maximum size is 12 MB.",
-                TrustLevel::Trusted,
             ),
-        ];
-        assert_eq!(detect_conflicts(&packed), []);
-        assert_eq!(prose_of("Use `x = 3` in v2.1.0 now.").as_ref(), "Use \n in \n now.");
-        // A chunk cut from inside a code block has no opening fence: its calls and comments are
-        // still code.
-        let cut = [
-            chunk(
-                "a",
+            // A chunk cut from inside a code block has no opening fence: its calls and comments are
+            // still code.
+            (
+                "a code block cut without its opening fence",
                 "const buf1 = Buffer.allocUnsafe(26);\nserver.listen(1337);\n```",
-                TrustLevel::Trusted,
-            ),
-            chunk(
-                "b",
                 "// buf buffer allocUnsafe 5\nconsole.log(Buffer.allocUnsafe(5));\nserver.listen(8000);",
-                TrustLevel::Trusted,
             ),
         ];
-        assert_eq!(detect_conflicts(&cut), []);
+        for (case, a, b) in no_claims {
+            assert_eq!(detect_conflicts(&chunks(&[(a, Trusted), (b, Trusted)])), [], "{case}");
+        }
+        assert_eq!(prose_of("Use `x = 3` in v2.1.0 now.").as_ref(), "Use \n in \n now.");
         assert_eq!(prose_of("The file(s) take 5 MB.").as_ref(), "The file(s) take 5 MB.");
         // Prose around the code still counts.
-        let prose = [
-            chunk(
-                "a",
-                "```\ncode\n```\nThe refund window is 30 days.",
-                TrustLevel::Trusted,
-            ),
-            chunk("b", "The refund window is 14 days.", TrustLevel::Trusted),
-        ];
+        let prose = chunks(&[
+            ("```\ncode\n```\nThe refund window is 30 days.", Trusted),
+            ("The refund window is 14 days.", Trusted),
+        ]);
         assert_eq!(detect_conflicts(&prose).len(), 1);
     }
 

@@ -163,29 +163,37 @@ mod tests {
         c
     }
 
+    /// Document `a`: the title `a#0` over the headings `a#1` (over the bodies `a#2` and `a#4`) and
+    /// `a#3`, and the body `a#5`; and `b#1`, a chunk of another document naming `a#3` as parent.
+    fn two_level_sections() -> [Chunk; 7] {
+        [
+            heading("a#0", "a", None, 1.0),
+            heading("a#1", "a", Some("a#0"), 0.3),
+            body("a#2", "a", "a#1", 0.1),
+            heading("a#3", "a", Some("a#0"), 0.8),
+            body("a#4", "a", "a#1", 0.7),
+            body("a#5", "a", "a#0", 0.6),
+            body("b#1", "b", "a#3", 0.4),
+        ]
+    }
+
     #[test]
     fn a_heading_is_carried_by_any_child_of_its_own_document() {
-        let chunks = [
-            heading("a#0", "a", None, 0.1),
-            heading("a#1", "a", Some("a#0"), 0.9),
-            body("a#2", "a", "a#1", 0.5),
-            heading("a#3", "a", Some("a#0"), 0.8),
-            // A chunk of another document naming a#3 as parent does not carry it.
-            body("b#1", "b", "a#3", 0.4),
-        ];
-        assert_eq!(carried_headings(&chunks), [true, true, false, false, false]);
+        // a#0 is carried by its child headings; b#1, of another document, does not carry a#3.
+        assert_eq!(
+            carried_headings(&two_level_sections()),
+            [true, true, false, false, false, false, false]
+        );
     }
 
     #[test]
     fn relevance_reaches_direct_children_only() {
-        let chunks = [
-            heading("a#0", "a", None, 1.0),
-            heading("a#1", "a", Some("a#0"), 0.3),
-            body("a#2", "a", "a#1", 0.1),
-            body("a#3", "a", "a#0", 0.6),
-            body("a#4", "a", "a#1", 0.7),
-        ];
-        assert_eq!(section_scores(&chunks), [1.0, 1.0, 0.3, 1.0, 0.7]);
+        // a#2 rises to its own heading's 0.3, not to the title's 1.0; a#4 keeps its higher score;
+        // b#1 does not rise to a#3 of another document.
+        assert_eq!(
+            section_scores(&two_level_sections()),
+            [1.0, 1.0, 0.3, 1.0, 0.7, 1.0, 0.4]
+        );
     }
 
     #[test]

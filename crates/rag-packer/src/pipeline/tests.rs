@@ -38,8 +38,24 @@ fn chunk(id: &str, doc: &str, text: &str, score: f64) -> Chunk {
     c
 }
 
+/// A pinned chunk: packed first, whatever its score.
+fn pinned(id: &str, doc: &str, text: &str) -> Chunk {
+    let mut c = chunk(id, doc, text, 0.0);
+    c.pinned = true;
+    c
+}
+
 fn ids(chunks: &[Chunk]) -> Vec<&str> {
     chunks.iter().map(|c| c.id.as_str()).collect()
+}
+
+/// Each dropped chunk as `id: reason`, in the order the result lists them.
+fn drop_reasons(packed: &PackedContext) -> Vec<String> {
+    packed
+        .dropped
+        .iter()
+        .map(|d| format!("{}: {}", d.id, d.reason))
+        .collect()
 }
 
 fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
@@ -110,12 +126,10 @@ fn borrowed_and_owned_packs_are_identical() {
 
 #[test]
 fn pinned_first_then_lost_in_middle_with_every_drop_explained() {
-    let mut system = chunk("sys", "prompt", "You answer from the context only.", 0.0);
-    system.pinned = true;
     let chunks = vec![
         chunk("c5", "d", "five five five five five", 0.5),
         chunk("c1", "d", "one one", 0.9),
-        system,
+        pinned("sys", "prompt", "You answer from the context only."),
         chunk("c2", "d", "two two", 0.8),
         chunk("dup", "e", "Two, TWO!", 0.85),
         chunk("c3", "e", "three three", 0.7),
@@ -129,13 +143,8 @@ fn pinned_first_then_lost_in_middle_with_every_drop_explained() {
     assert_eq!(packed.tokens_used, 14);
     assert_eq!(packed.tokens_budget, 18);
     assert_eq!(packed.tokenizer, "words");
-    let dropped: Vec<String> = packed
-        .dropped
-        .iter()
-        .map(|d| format!("{}: {}", d.id, d.reason))
-        .collect();
     assert_eq!(
-        dropped,
+        drop_reasons(&packed),
         [
             "c2: exact duplicate of dup",
             "big: over budget (20 tokens did not fit)",
@@ -147,12 +156,10 @@ fn pinned_first_then_lost_in_middle_with_every_drop_explained() {
 
 #[test]
 fn every_order_keeps_pinned_first() {
-    let mut pinned = chunk("q", "user", "the question", 0.0);
-    pinned.pinned = true;
     let chunks = || {
         vec![
             chunk("b", "d", "bravo", 0.8),
-            pinned.clone(),
+            pinned("q", "user", "the question"),
             chunk("a", "d", "alpha", 0.9),
             chunk("d", "d", "delta", 0.6),
             chunk("c", "d", "charlie", 0.7),
@@ -202,10 +209,8 @@ fn validation_errors_name_the_chunk() {
         pack(config(), vec![chunk("a", "d", "x", 1.0), chunk("a", "d", "y", 1.0)], 10).unwrap_err(),
         PackerError::DuplicateChunkId { chunk_id: "a".into() }
     );
-    let mut pinned = chunk("p", "d", "one two three", 0.0);
-    pinned.pinned = true;
     assert_eq!(
-        pack(config(), vec![pinned], 2).unwrap_err(),
+        pack(config(), vec![pinned("p", "d", "one two three")], 2).unwrap_err(),
         PackerError::PinnedOverBudget {
             pinned_tokens: 3,
             budget: 2
@@ -490,11 +495,9 @@ impl Order for Scripted {
 
 #[test]
 fn a_custom_order_arranges_the_selection_after_the_pinned_chunks() {
-    let mut pinned = chunk("q", "user", "the question", 0.0);
-    pinned.pinned = true;
     let chunks = vec![
         chunk("b", "d", "bravo", 0.8),
-        pinned,
+        pinned("q", "user", "the question"),
         chunk("a", "d", "alpha", 0.9),
         chunk("c", "d", "charlie", 0.7),
     ];
@@ -534,13 +537,8 @@ fn a_negative_score_that_fits_is_reported_as_such() {
     for strategy in [SelectionStrategy::Knapsack, SelectionStrategy::Optimal] {
         let packed = pack(config().with_strategy(strategy), chunks(), 10).unwrap();
         assert_eq!(ids(&packed.chunks), ["good"], "{strategy}");
-        let reasons: Vec<String> = packed
-            .dropped
-            .iter()
-            .map(|d| format!("{}: {}", d.id, d.reason))
-            .collect();
         assert_eq!(
-            reasons,
+            drop_reasons(&packed),
             [
                 "huge: over budget (50 tokens did not fit)",
                 "bad: negative score (-0.4) would lower the total; it fitted but was left out",

@@ -78,30 +78,19 @@ fn methods_order_each_batch() {
 
 #[test]
 fn count_batches_are_packed_one_by_one_and_auto_is_next_fit() {
-    let input = || chunks(&["aaaa", "bbbb", "cc", "dddddd", "e"]);
-    let counted = Repacker::builder()
-        .batch_size(BatchSize::Count(2))
-        .size_limit(5)
-        .build()
-        .unwrap()
-        .repack(input())
-        .unwrap();
+    let repack = |batch_size, size_limit| {
+        Repacker::builder()
+            .batch_size(batch_size)
+            .size_limit(size_limit)
+            .build()
+            .unwrap()
+            .repack(chunks(&["aaaa", "bbbb", "cc", "dddddd", "e"]))
+    };
+    let counted = repack(BatchSize::Count(2), 5).unwrap();
     assert_eq!(ids(&counted), [vec!["c0"], vec!["c2"], vec!["c4"]]);
-    let auto = Repacker::builder()
-        .batch_size(BatchSize::Auto)
-        .size_limit(8)
-        .build()
-        .unwrap()
-        .repack(input())
-        .unwrap();
+    let auto = repack(BatchSize::Auto, 8).unwrap();
     assert_eq!(ids(&auto), [vec!["c0", "c1"], vec!["c2", "c3"], vec!["c4"]]);
-    let err = Repacker::builder()
-        .batch_size(BatchSize::Auto)
-        .size_limit(5)
-        .build()
-        .unwrap()
-        .repack(input())
-        .unwrap_err();
+    let err = repack(BatchSize::Auto, 5).unwrap_err();
     assert_eq!(
         err.to_string(),
         "chunk c3 has size 6, more than the size limit of 5: it fits no batch"
