@@ -185,7 +185,6 @@ impl PyChunk {
         parent_id = None, token_count = None, tokenizer = None, span = None, source_uri = None, score = None,
         trust = "trusted", pinned = false, acl_labels = None, metadata = None, extra = None,
     ))]
-    #[allow(clippy::too_many_arguments)] // the seed's Chunk has these fields, all settable by keyword
     fn new(
         py: Python<'_>,
         id: String,

@@ -13,23 +13,91 @@ use crate::context::PyRequestContext;
 use crate::document::PyParsedDocument;
 use crate::errors;
 use crate::parse::ParseJob;
-use crate::runtime::{Reduced, awaitable};
-use crate::tokens::{CallCounter, CounterSource, PyTiktokenCounter};
+use crate::runtime::{Reduced, Work, awaitable, run_awaitable, run_blocking};
+use crate::tokens::{CallCounter, CounterSource};
 
-/// What can go wrong in `chunk_text`: the parse or the chunking.
-enum ChunkTextError {
+/// What can go wrong in a chunking call: the parse (`chunk_text` only) or the chunking.
+enum ChunkCallError {
     Parse(ParseError),
     Chunk(ChunkError),
+}
+
+/// What a chunking call chunks: a parsed document, or a document to parse first (`chunk_text`).
+enum ChunkInput {
+    Parsed {
+        ctx: RequestContext,
+        parsed: Arc<ParsedDocument>,
+    },
+    Text(ParseJob),
+}
+
+impl ChunkInput {
+    fn parsed(ctx: &Bound<'_, PyRequestContext>, parsed: &Bound<'_, PyParsedDocument>) -> Self {
+        Self::Parsed {
+            ctx: ctx.get().inner.clone(),
+            parsed: Arc::clone(&parsed.get().inner),
+        }
+    }
+}
+
+/// One chunking call: the chunker with the call's counter, and its input.
+struct ChunkJob {
+    chunker: HeadingAwareChunker,
+    counter: CallCounter,
+    input: ChunkInput,
+}
+
+impl Work for ChunkJob {
+    type Output = (Result<Vec<Chunk>, ChunkCallError>, CallCounter);
+
+    fn run(self) -> Self::Output {
+        let result = match self.input {
+            ChunkInput::Parsed { ctx, parsed } => self
+                .chunker
+                .chunk_document(&ctx, &parsed)
+                .map_err(ChunkCallError::Chunk),
+            ChunkInput::Text(job) => {
+                let ctx = job.ctx.clone();
+                job.run().map_err(ChunkCallError::Parse).and_then(|parsed| {
+                    self.chunker
+                        .chunk_document(&ctx, &parsed)
+                        .map_err(ChunkCallError::Chunk)
+                })
+            }
+        };
+        (result, self.counter)
+    }
+
+    /// The chunks, or the error (a chunking error with a Python counter's own exception as its
+    /// cause).
+    fn finish(py: Python<'_>, (result, counter): Self::Output) -> PyResult<Py<PyAny>> {
+        match result {
+            Ok(chunks) => {
+                let list = PyList::empty(py);
+                for chunk in chunks {
+                    list.append(PyChunk::from_rust(chunk))?;
+                }
+                Ok(list.into_any().unbind())
+            }
+            Err(ChunkCallError::Chunk(err)) => Err(counter.caused(py, errors::chunk_error(py, &err))),
+            Err(ChunkCallError::Parse(err)) => Err(errors::parse_error(py, &err)),
+        }
+    }
 }
 
 /// Cuts parsed documents into chunks along their headings, within a token budget.
 #[pyclass(frozen, module = "rag_chunker", name = "HeadingAwareChunker")]
 pub(crate) struct PyHeadingAwareChunker {
+    /// The most tokens a chunk may have.
+    #[pyo3(get)]
     max_tokens: usize,
+    /// About how many tokens a body chunk repeats from the previous chunk of its section.
+    #[pyo3(get)]
     overlap_tokens: usize,
     counter: CounterSource,
-    /// The counter object as given (or the default `TiktokenCounter`), for `token_counter`.
-    counter_obj: Py<PyAny>,
+    /// The counter budgets and `token_count`s are in.
+    #[pyo3(get)]
+    token_counter: Py<PyAny>,
 }
 
 impl PyHeadingAwareChunker {
@@ -40,47 +108,15 @@ impl PyHeadingAwareChunker {
             .map_err(|e| errors::chunk_error(py, &e))?;
         Ok((chunker, counter))
     }
-}
 
-/// The Python result of a chunking call: the chunks, or the error with a Python counter's own
-/// exception as its cause.
-fn chunks_into_py(
-    py: Python<'_>,
-    result: Result<Vec<Chunk>, ChunkError>,
-    counter: &CallCounter,
-) -> PyResult<Py<PyAny>> {
-    match result {
-        Ok(chunks) => {
-            let list = PyList::empty(py);
-            for chunk in chunks {
-                list.append(PyChunk::from_rust(chunk))?;
-            }
-            Ok(list.into_any().unbind())
-        }
-        Err(err) => Err(errors::with_cause(
-            py,
-            errors::chunk_error(py, &err),
-            counter.take_failure(),
-        )),
+    fn job(&self, py: Python<'_>, input: ChunkInput) -> PyResult<ChunkJob> {
+        let (chunker, counter) = self.engine(py)?;
+        Ok(ChunkJob {
+            chunker,
+            counter,
+            input,
+        })
     }
-}
-
-fn chunk_text_into_py(
-    py: Python<'_>,
-    result: Result<Vec<Chunk>, ChunkTextError>,
-    counter: &CallCounter,
-) -> PyResult<Py<PyAny>> {
-    match result {
-        Ok(chunks) => chunks_into_py(py, Ok(chunks), counter),
-        Err(ChunkTextError::Chunk(err)) => chunks_into_py(py, Err(err), counter),
-        Err(ChunkTextError::Parse(err)) => Err(errors::parse_error(py, &err)),
-    }
-}
-
-fn parse_and_chunk(job: ParseJob, chunker: &HeadingAwareChunker) -> Result<Vec<Chunk>, ChunkTextError> {
-    let ctx: RequestContext = job.ctx.clone();
-    let parsed: ParsedDocument = job.run().map_err(ChunkTextError::Parse)?;
-    chunker.chunk_document(&ctx, &parsed).map_err(ChunkTextError::Chunk)
 }
 
 #[pymethods]
@@ -93,38 +129,16 @@ impl PyHeadingAwareChunker {
         overlap_tokens: usize,
         token_counter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let counter_obj = match token_counter {
-            Some(obj) if !obj.is_none() => obj.clone().unbind(),
-            _ => Bound::new(py, PyTiktokenCounter::cl100k())?.into_any().unbind(),
-        };
-        let counter = CounterSource::from_py(counter_obj.bind(py))?;
+        let (counter, token_counter) = CounterSource::from_arg(py, token_counter)?;
         let this = Self {
             max_tokens,
             overlap_tokens,
             counter,
-            counter_obj,
+            token_counter,
         };
         // Checks the budget now, so a bad configuration fails in the constructor (a ValueError).
         this.engine(py)?;
         Ok(this)
-    }
-
-    /// The most tokens a chunk may have.
-    #[getter]
-    fn max_tokens(&self) -> usize {
-        self.max_tokens
-    }
-
-    /// About how many tokens a body chunk repeats from the previous chunk of its section.
-    #[getter]
-    fn overlap_tokens(&self) -> usize {
-        self.overlap_tokens
-    }
-
-    /// The counter budgets and `token_count`s are in.
-    #[getter]
-    fn token_counter(&self, py: Python<'_>) -> Py<PyAny> {
-        self.counter_obj.clone_ref(py)
     }
 
     /// Chunks one parsed document (awaitable); runs on a worker thread, without the GIL.
@@ -134,14 +148,7 @@ impl PyHeadingAwareChunker {
         ctx: &Bound<'py, PyRequestContext>,
         parsed: &Bound<'py, PyParsedDocument>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (chunker, counter) = self.engine(py)?;
-        let ctx = ctx.get().inner.clone();
-        let parsed = Arc::clone(&parsed.get().inner);
-        awaitable(
-            py,
-            move || (chunker.chunk_document(&ctx, &parsed), counter),
-            |py, (result, counter)| chunks_into_py(py, result, &counter),
-        )
+        run_awaitable(py, self.job(py, ChunkInput::parsed(ctx, parsed))?)
     }
 
     /// `chunk`, on the calling thread; the GIL is released while Rust works.
@@ -151,11 +158,7 @@ impl PyHeadingAwareChunker {
         ctx: &Bound<'_, PyRequestContext>,
         parsed: &Bound<'_, PyParsedDocument>,
     ) -> PyResult<Py<PyAny>> {
-        let (chunker, counter) = self.engine(py)?;
-        let ctx = &ctx.get().inner;
-        let parsed = &parsed.get().inner;
-        let result = py.detach(|| chunker.chunk_document(ctx, parsed));
-        chunks_into_py(py, result, &counter)
+        run_blocking(py, self.job(py, ChunkInput::parsed(ctx, parsed))?)
     }
 
     /// Parses `data` (bytes or str) and chunks it, in one call without the GIL (awaitable).
@@ -163,7 +166,6 @@ impl PyHeadingAwareChunker {
     /// The type is `document_type` (`markdown`, `text`, `ocr`) or detected from `source_uri`'s
     /// extension; `document_id` defaults to `source_uri` and the reverse.
     #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
-    #[allow(clippy::too_many_arguments)]
     fn chunk_text<'py>(
         &self,
         py: Python<'py>,
@@ -174,18 +176,12 @@ impl PyHeadingAwareChunker {
         document_id: Option<String>,
         corpus_id: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
-        let (chunker, counter) = self.engine(py)?;
-        awaitable(
-            py,
-            move || (parse_and_chunk(job, &chunker), counter),
-            |py, (result, counter)| chunk_text_into_py(py, result, &counter),
-        )
+        let parse = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+        run_awaitable(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
     /// `chunk_text`, on the calling thread; the GIL is released while Rust works.
     #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
-    #[allow(clippy::too_many_arguments)]
     fn chunk_text_blocking(
         &self,
         py: Python<'_>,
@@ -196,10 +192,8 @@ impl PyHeadingAwareChunker {
         document_id: Option<String>,
         corpus_id: &str,
     ) -> PyResult<Py<PyAny>> {
-        let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
-        let (chunker, counter) = self.engine(py)?;
-        let result = py.detach(|| parse_and_chunk(job, &chunker));
-        chunk_text_into_py(py, result, &counter)
+        let parse = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+        run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
     /// Whether the chunker can work: `"healthy"` (the tables are in the package).
@@ -218,7 +212,7 @@ impl PyHeadingAwareChunker {
             (
                 this.max_tokens,
                 this.overlap_tokens,
-                this.counter_obj.clone_ref(slf.py()),
+                this.token_counter.clone_ref(slf.py()),
             ),
         ))
     }

@@ -12,8 +12,8 @@ use crate::context::PyRequestContext;
 use crate::errors;
 use crate::names;
 use crate::packed::PyPackedContext;
-use crate::runtime::awaitable;
-use crate::tokens::{CallCounter, CounterSource, PyTiktokenCounter};
+use crate::runtime::{Work, run_awaitable, run_blocking};
+use crate::tokens::{CallCounter, CounterSource};
 
 /// The order named `name`.
 pub(crate) fn order_from_str(name: &str) -> PyResult<PackOrder> {
@@ -117,7 +117,6 @@ impl PyPackerConfig {
         strategy = "greedy", shingle_size = 5, max_per_document = None, section_aware = true,
         relevance_floor = None, objective = "auto", verify_counts = false,
     ))]
-    #[allow(clippy::too_many_arguments)] // one keyword per setting, as the seed's model has
     fn new(
         order: &str,
         jaccard_threshold: Option<f64>,
@@ -214,7 +213,9 @@ pub(crate) struct PyContextPacker {
     /// The configuration as given, copied, for `config`.
     config_obj: PyPackerConfig,
     counter: CounterSource,
-    counter_obj: Py<PyAny>,
+    /// The counter for chunks without a cached `token_count`.
+    #[pyo3(get)]
+    token_counter: Py<PyAny>,
 }
 
 /// One packing call's input, taken from Python before the work leaves the GIL.
@@ -226,6 +227,8 @@ struct PackJob {
     ids: Vec<ChunkId>,
     originals: Vec<Py<PyAny>>,
     budget: i64,
+    /// How `pack_context` renders the context; `None` for `pack`.
+    format: Option<ContextFormat>,
 }
 
 /// What a packing call can fail with: the packer, or the context template.
@@ -234,9 +237,11 @@ enum PackFailure {
     Template(RepackError),
 }
 
-impl PackJob {
-    fn run(self, format: Option<&ContextFormat>) -> (Result<PackedContext, PackerError>, PackJobRest) {
-        let result = match format {
+impl Work for PackJob {
+    type Output = (Result<PackedContext, PackerError>, PackJobRest);
+
+    fn run(self) -> Self::Output {
+        let result = match &self.format {
             Some(format) => self
                 .packer
                 .pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
@@ -251,6 +256,17 @@ impl PackJob {
             },
         )
     }
+
+    fn finish(py: Python<'_>, (result, rest): Self::Output) -> PyResult<Py<PyAny>> {
+        match result {
+            Ok(packed) => Ok(
+                Bound::new(py, PyPackedContext::from_rust(py, packed, &rest.originals, &rest.ids)?)?
+                    .into_any()
+                    .unbind(),
+            ),
+            Err(err) => Err(rest.counter.caused(py, errors::packer_error(py, &err))),
+        }
+    }
 }
 
 /// What a result needs after the work: the originals to hand back, and the counter's failure.
@@ -258,25 +274,6 @@ struct PackJobRest {
     counter: CallCounter,
     ids: Vec<ChunkId>,
     originals: Vec<Py<PyAny>>,
-}
-
-fn packed_into_py(
-    py: Python<'_>,
-    result: Result<PackedContext, PackerError>,
-    rest: &PackJobRest,
-) -> PyResult<Py<PyAny>> {
-    match result {
-        Ok(packed) => Ok(
-            Bound::new(py, PyPackedContext::from_rust(py, packed, &rest.originals, &rest.ids)?)?
-                .into_any()
-                .unbind(),
-        ),
-        Err(err) => Err(errors::with_cause(
-            py,
-            errors::packer_error(py, &err),
-            rest.counter.take_failure(),
-        )),
-    }
 }
 
 fn pack_failure(py: Python<'_>, failure: PackFailure) -> PyErr {
@@ -293,6 +290,7 @@ impl PyContextPacker {
         ctx: &Bound<'_, PyRequestContext>,
         chunks: &Bound<'_, PyAny>,
         budget: i64,
+        format: Option<ContextFormat>,
     ) -> PyResult<PackJob> {
         let counter = self.counter.for_call(py);
         let packer = ContextPacker::new(self.config.clone().with_token_counter(Arc::clone(&counter.engine)))
@@ -307,6 +305,7 @@ impl PyContextPacker {
             ids,
             originals,
             budget,
+            format,
         })
     }
 }
@@ -340,11 +339,7 @@ impl PyContextPacker {
             Some(config) => config.borrow().clone(),
             None => PyPackerConfig::default(),
         };
-        let counter_obj = match token_counter {
-            Some(obj) if !obj.is_none() => obj.clone().unbind(),
-            _ => Bound::new(py, PyTiktokenCounter::cl100k())?.into_any().unbind(),
-        };
-        let counter = CounterSource::from_py(counter_obj.bind(py))?;
+        let (counter, token_counter) = CounterSource::from_arg(py, token_counter)?;
         let config = config_obj.to_rust();
         // Checks every setting now, so a bad configuration fails in the constructor.
         ContextPacker::new(config.clone()).map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
@@ -352,7 +347,7 @@ impl PyContextPacker {
             config,
             config_obj,
             counter,
-            counter_obj,
+            token_counter,
         })
     }
 
@@ -360,12 +355,6 @@ impl PyContextPacker {
     #[getter]
     fn config(&self) -> PyPackerConfig {
         self.config_obj.clone()
-    }
-
-    /// The counter for chunks without a cached `token_count`.
-    #[getter]
-    fn token_counter(&self, py: Python<'_>) -> Py<PyAny> {
-        self.counter_obj.clone_ref(py)
     }
 
     /// Packs `chunks` into `budget` tokens for `ctx`'s tenant (awaitable; runs on a worker thread
@@ -377,12 +366,7 @@ impl PyContextPacker {
         chunks: &Bound<'py, PyAny>,
         budget: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let job = self.job(py, ctx, chunks, budget)?;
-        awaitable(
-            py,
-            move || job.run(None),
-            |py, (result, rest)| packed_into_py(py, result, &rest),
-        )
+        run_awaitable(py, self.job(py, ctx, chunks, budget, None)?)
     }
 
     /// `pack`, on the calling thread; the GIL is released while Rust works.
@@ -393,9 +377,7 @@ impl PyContextPacker {
         chunks: &Bound<'_, PyAny>,
         budget: i64,
     ) -> PyResult<Py<PyAny>> {
-        let job = self.job(py, ctx, chunks, budget)?;
-        let (result, rest) = py.detach(|| job.run(None));
-        packed_into_py(py, result, &rest)
+        run_blocking(py, self.job(py, ctx, chunks, budget, None)?)
     }
 
     /// Packs `chunks` and renders them as the context of a prompt within `budget` tokens of the
@@ -407,7 +389,6 @@ impl PyContextPacker {
     /// template shows `{heading_path}`); `merge_adjacent` shows overlapping or touching chunks of
     /// one document once.
     #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
-    #[allow(clippy::too_many_arguments)]
     fn pack_context<'py>(
         &self,
         py: Python<'py>,
@@ -421,17 +402,11 @@ impl PyContextPacker {
     ) -> PyResult<Bound<'py, PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        let job = self.job(py, ctx, chunks, budget)?;
-        awaitable(
-            py,
-            move || job.run(Some(&format)),
-            |py, (result, rest)| packed_into_py(py, result, &rest),
-        )
+        run_awaitable(py, self.job(py, ctx, chunks, budget, Some(format))?)
     }
 
     /// `pack_context`, on the calling thread; the GIL is released while Rust works.
     #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
-    #[allow(clippy::too_many_arguments)]
     fn pack_context_blocking(
         &self,
         py: Python<'_>,
@@ -445,9 +420,7 @@ impl PyContextPacker {
     ) -> PyResult<Py<PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        let job = self.job(py, ctx, chunks, budget)?;
-        let (result, rest) = py.detach(|| job.run(Some(&format)));
-        packed_into_py(py, result, &rest)
+        run_blocking(py, self.job(py, ctx, chunks, budget, Some(format))?)
     }
 
     fn __repr__(&self) -> String {

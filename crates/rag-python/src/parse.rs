@@ -48,7 +48,6 @@ pub(crate) struct ParseJob {
 impl ParseJob {
     /// A job from the arguments every parse call takes; `source_uri` defaults to the document
     /// id and the id to the source.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         py: Python<'_>,
         ctx: &Bound<'_, PyRequestContext>,

@@ -162,7 +162,7 @@ fn selection_items(py: Python<'_>, engine: &[Chunk], counter: &CallCounter) -> P
             })
             .collect::<Result<Vec<_>, PackerError>>()
     });
-    items.map_err(|e| errors::with_cause(py, errors::packer_error(py, &e), counter.take_failure()))
+    items.map_err(|e| counter.caused(py, errors::packer_error(py, &e)))
 }
 
 /// The chunks `select` chooses from the selection items of `chunks`, in the given order, as the

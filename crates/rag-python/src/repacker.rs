@@ -21,7 +21,7 @@ use rag_packer::{
 use crate::chunk::{PyChunk, chunks_from_py};
 use crate::errors;
 use crate::names;
-use crate::runtime::awaitable;
+use crate::runtime::{Work, run_awaitable, run_blocking};
 
 /// Renders each chunk through a template in the Repacker's `context` mode (and `pack_context`).
 #[pyclass(frozen, module = "rag_packer", name = "ContextConfig")]
@@ -110,39 +110,45 @@ pub(crate) struct PyRepackerEngine {
     config: RepackerConfig,
 }
 
-/// The Python value of the Repacker's output, its chunks mapped back to the caller's objects.
-fn output_into_py(
-    py: Python<'_>,
-    result: Result<RepackOutput, RepackError>,
-    objects: &[Py<PyAny>],
-) -> PyResult<Py<PyAny>> {
-    let output = result.map_err(|e| errors::repack_error(py, &e))?;
-    let originals = |chunks: &[Chunk]| -> PyResult<Bound<'_, PyList>> {
-        PyList::new(py, chunks.iter().map(|c| objects[c.position].clone_ref(py)))
-    };
-    Ok(match output {
-        RepackOutput::Chunks(chunks) => originals(&chunks)?.into_any().unbind(),
-        RepackOutput::Batches(batches) => {
-            let list = PyList::empty(py);
-            for batch in &batches {
-                list.append(originals(batch)?)?;
+/// One repack call: the checked Repacker, the engine's chunks and the caller's objects.
+struct RepackJob {
+    repacker: Repacker,
+    chunks: Vec<Chunk>,
+    objects: Vec<Py<PyAny>>,
+}
+
+impl Work for RepackJob {
+    type Output = (Result<RepackOutput, RepackError>, Vec<Py<PyAny>>);
+
+    fn run(self) -> Self::Output {
+        (self.repacker.repack(self.chunks), self.objects)
+    }
+
+    /// The Python value of the Repacker's output, its chunks mapped back to the caller's objects.
+    fn finish(py: Python<'_>, (result, objects): Self::Output) -> PyResult<Py<PyAny>> {
+        let output = result.map_err(|e| errors::repack_error(py, &e))?;
+        let originals = |chunks: &[Chunk]| -> PyResult<Bound<'_, PyList>> {
+            PyList::new(py, chunks.iter().map(|c| objects[c.position].clone_ref(py)))
+        };
+        Ok(match output {
+            RepackOutput::Chunks(chunks) => originals(&chunks)?.into_any().unbind(),
+            RepackOutput::Batches(batches) => {
+                let list = PyList::empty(py);
+                for batch in &batches {
+                    list.append(originals(batch)?)?;
+                }
+                list.into_any().unbind()
             }
-            list.into_any().unbind()
-        }
-        RepackOutput::Context(text) => PyString::new(py, &text).into_any().unbind(),
-        RepackOutput::Contexts(texts) => PyList::new(py, texts)?.into_any().unbind(),
-    })
+            RepackOutput::Context(text) => PyString::new(py, &text).into_any().unbind(),
+            RepackOutput::Contexts(texts) => PyList::new(py, texts)?.into_any().unbind(),
+        })
+    }
 }
 
 impl PyRepackerEngine {
-    /// The engine's Repacker and chunks for one call; `sizes[i]` is chunk `i`'s size, or `None`
-    /// for characters of the content.
-    fn prepare(
-        &self,
-        py: Python<'_>,
-        chunks: &Bound<'_, PyAny>,
-        sizes: Option<Vec<usize>>,
-    ) -> PyResult<(Repacker, Vec<Chunk>, Vec<Py<PyAny>>)> {
+    /// The work of one call; `sizes[i]` is chunk `i`'s size, or `None` for characters of the
+    /// content.
+    fn job(&self, py: Python<'_>, chunks: &Bound<'_, PyAny>, sizes: Option<Vec<usize>>) -> PyResult<RepackJob> {
         let (mut engine_chunks, objects) = chunks_from_py(chunks, "chunks")?;
         for (i, chunk) in engine_chunks.iter_mut().enumerate() {
             chunk.position = i;
@@ -165,7 +171,11 @@ impl PyRepackerEngine {
             ..self.config.clone()
         };
         let repacker = Repacker::new(config).map_err(|e| errors::repack_error(py, &e))?;
-        Ok((repacker, engine_chunks, objects))
+        Ok(RepackJob {
+            repacker,
+            chunks: engine_chunks,
+            objects,
+        })
     }
 }
 
@@ -173,7 +183,6 @@ impl PyRepackerEngine {
 impl PyRepackerEngine {
     #[new]
     #[pyo3(signature = (*, method, mode, delimiter, size_limit, context_config, pack, batch_size))]
-    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         method: &str,
@@ -207,9 +216,7 @@ impl PyRepackerEngine {
         chunks: &Bound<'_, PyAny>,
         sizes: Option<Vec<usize>>,
     ) -> PyResult<Py<PyAny>> {
-        let (repacker, engine_chunks, objects) = self.prepare(py, chunks, sizes)?;
-        let result = py.detach(|| repacker.repack(engine_chunks));
-        output_into_py(py, result, &objects)
+        run_blocking(py, self.job(py, chunks, sizes)?)
     }
 
     /// Repacks `chunks` on a worker thread (awaitable).
@@ -220,11 +227,6 @@ impl PyRepackerEngine {
         chunks: &Bound<'py, PyAny>,
         sizes: Option<Vec<usize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (repacker, engine_chunks, objects) = self.prepare(py, chunks, sizes)?;
-        awaitable(
-            py,
-            move || (repacker.repack(engine_chunks), objects),
-            |py, (result, objects)| output_into_py(py, result, &objects),
-        )
+        run_awaitable(py, self.job(py, chunks, sizes)?)
     }
 }

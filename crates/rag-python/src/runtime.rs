@@ -55,3 +55,28 @@ where
         .map_err(|err| PyRuntimeError::new_err(format!("the engine's worker thread failed: {err}")))?;
     Python::attach(|py| finish(py, output))
 }
+
+/// The engine's part of one call, taken from its Python arguments, and how its output becomes the
+/// Python result. An async method and its `_blocking` twin build the same work and hand it to
+/// [`run_awaitable`] or [`run_blocking`].
+pub(crate) trait Work: Send + 'static {
+    /// What the engine returns, with what the result needs of the arguments.
+    type Output: Send + 'static;
+
+    /// The engine's part, without the GIL.
+    fn run(self) -> Self::Output;
+
+    /// The Python result, or exception, of the engine's output (with the GIL).
+    fn finish(py: Python<'_>, output: Self::Output) -> PyResult<Py<PyAny>>;
+}
+
+/// `work` as a Python coroutine (see [`awaitable`]).
+pub(crate) fn run_awaitable<W: Work>(py: Python<'_>, work: W) -> PyResult<Bound<'_, PyAny>> {
+    awaitable(py, move || work.run(), W::finish)
+}
+
+/// `work` on the calling thread, with the GIL released while the engine works.
+pub(crate) fn run_blocking<W: Work>(py: Python<'_>, work: W) -> PyResult<Py<PyAny>> {
+    let output = py.detach(move || work.run());
+    W::finish(py, output)
+}

@@ -82,15 +82,28 @@ pub(crate) struct CallCounter {
 }
 
 impl CallCounter {
-    /// The exception a Python counter raised during the call, if any.
-    pub(crate) fn take_failure(&self) -> Option<PyErr> {
-        self.failure
+    /// `err` (the engine's error as Python sees it), with the exception a Python counter raised
+    /// during the call, if any, as its `__cause__`.
+    pub(crate) fn caused(&self, py: Python<'_>, err: PyErr) -> PyErr {
+        let failure = self
+            .failure
             .as_ref()
-            .and_then(|f| f.lock().unwrap_or_else(PoisonError::into_inner).take())
+            .and_then(|f| f.lock().unwrap_or_else(PoisonError::into_inner).take());
+        errors::with_cause(py, err, failure)
     }
 }
 
 impl CounterSource {
+    /// The source of a chunker's or packer's `token_counter` argument, and the object itself (for
+    /// its `token_counter` attribute); `None` is a `TiktokenCounter("cl100k_base")`.
+    pub(crate) fn from_arg(py: Python<'_>, token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<(Self, Py<PyAny>)> {
+        let obj = match token_counter {
+            Some(obj) if !obj.is_none() => obj.clone().unbind(),
+            _ => Bound::new(py, PyTiktokenCounter::cl100k())?.into_any().unbind(),
+        };
+        Ok((Self::from_py(obj.bind(py))?, obj))
+    }
+
     /// The source of `obj`: a built-in counter, or any object with `count` and `name` (a method,
     /// or a string attribute as `tiktoken.Encoding` has) and optionally `splits_at_line_starts()`.
     pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
