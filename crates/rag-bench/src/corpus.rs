@@ -7,6 +7,7 @@
 //! emoji, CRLF line endings.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// One Markdown file of a corpus.
@@ -227,50 +228,56 @@ fn reference_doc(rng: &mut Rng, target: usize) -> String {
             word(rng)
         );
     }
-    heading(rng, &mut out, 1);
-    while out.len() < target {
-        let level = rng.range(2, 7);
-        heading(rng, &mut out, level);
-        for _ in 0..rng.range(1, 4) {
-            match rng.range(0, 10) {
-                0..=3 => {
-                    let n = rng.range(1, 5);
-                    paragraph(rng, &mut out, n);
-                }
-                4 | 5 => list(rng, &mut out),
-                6 => table(rng, &mut out),
-                7 | 8 => code(rng, &mut out),
-                _ => quote(rng, &mut out),
-            }
+    titled_sections(rng, &mut out, target, 2..7, 1..4, |rng, out| match rng.range(0, 10) {
+        0..=3 => {
+            let n = rng.range(1, 5);
+            paragraph(rng, out, n);
         }
-    }
+        4 | 5 => list(rng, out),
+        6 => table(rng, out),
+        7 | 8 => code(rng, out),
+        _ => quote(rng, out),
+    });
     out
 }
 
 /// One file of long prose: long sections of long paragraphs, some longer than a 512-token chunk.
 fn prose_doc(rng: &mut Rng, target: usize) -> String {
     let mut out = String::new();
-    heading(rng, &mut out, 1);
+    titled_sections(rng, &mut out, target, 2..4, 6..20, |rng, out| match rng.range(0, 20) {
+        0 => cjk_paragraph(rng, out),
+        1 => list(rng, out),
+        2 => quote(rng, out),
+        3 => {
+            let n = rng.range(25, 45);
+            paragraph(rng, out, n);
+        }
+        _ => {
+            let n = rng.range(3, 12);
+            paragraph(rng, out, n);
+        }
+    });
+    out
+}
+
+/// Appends a title (a level-1 heading), then sections until `out` holds `target` bytes: each a
+/// heading of a level in `levels` followed by a number in `blocks` of blocks that `block` writes.
+fn titled_sections(
+    rng: &mut Rng,
+    out: &mut String,
+    target: usize,
+    levels: Range<usize>,
+    blocks: Range<usize>,
+    block: impl Fn(&mut Rng, &mut String),
+) {
+    heading(rng, out, 1);
     while out.len() < target {
-        let level = rng.range(2, 4);
-        heading(rng, &mut out, level);
-        for _ in 0..rng.range(6, 20) {
-            match rng.range(0, 20) {
-                0 => cjk_paragraph(rng, &mut out),
-                1 => list(rng, &mut out),
-                2 => quote(rng, &mut out),
-                3 => {
-                    let n = rng.range(25, 45);
-                    paragraph(rng, &mut out, n);
-                }
-                _ => {
-                    let n = rng.range(3, 12);
-                    paragraph(rng, &mut out, n);
-                }
-            }
+        let level = rng.range(levels.start, levels.end);
+        heading(rng, out, level);
+        for _ in 0..rng.range(blocks.start, blocks.end) {
+            block(rng, out);
         }
     }
-    out
 }
 
 /// A corpus of at least `bytes` bytes of Markdown, in files of 8 to 120 KB; the same for the same

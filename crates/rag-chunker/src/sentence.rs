@@ -116,6 +116,12 @@ pub(crate) fn overlap_boundary(text: &str, lo: usize, from: usize, sentence_unti
         .map(|(start, _)| start)
 }
 
+/// The pieces `split` cuts from the whole of `text`, as text, for tests to compare.
+#[cfg(test)]
+pub(crate) fn pieces(text: &str, split: fn(&str, Range<usize>) -> Vec<Range<usize>>) -> Vec<&str> {
+    split(text, 0..text.len()).into_iter().map(|r| &text[r]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,18 +137,13 @@ mod tests {
     #[test]
     fn sentences_are_trimmed_and_cover_every_word() {
         let text = "First one. Second one!  Third?\n\n";
-        let parts: Vec<&str> = sentence_ranges(text, 0..text.len())
-            .into_iter()
-            .map(|r| &text[r])
-            .collect();
-        assert_eq!(parts, ["First one.", "Second one!", "Third?"]);
+        assert_eq!(pieces(text, sentence_ranges), ["First one.", "Second one!", "Third?"]);
     }
 
     #[test]
     fn lines_handle_every_line_ending_and_keep_indentation() {
         let text = "a\r\n  b\rc\n\n   \nd  ";
-        let parts: Vec<&str> = line_ranges(text, 0..text.len()).into_iter().map(|r| &text[r]).collect();
-        assert_eq!(parts, ["a", "  b", "c", "d"]);
+        assert_eq!(pieces(text, line_ranges), ["a", "  b", "c", "d"]);
     }
 
     #[test]

@@ -488,26 +488,16 @@ mod tests {
         let input = "{\"id\":\"a\",\"document_id\":\"d\",\"tenant_id\":\"t\",\"content\":\"x\"}\n\
                      {\"id\":\"b\",\"document_id\":\"d\",\"content\":\"x\"}\n";
         let strict = JsonlConfig::new(MissingTenant::Refuse);
-        let err = read_chunks(input.as_bytes(), "f", &strict).unwrap_err();
+        let refusal = |input: &str| read_chunks(input.as_bytes(), "f", &strict).unwrap_err().to_string();
         assert_eq!(
-            err.to_string(),
+            refusal(input),
             "f:2: chunk b has no tenant_id, and a tenant is required"
         );
-        let err = read_chunks(
-            "{\"id\":7,\"document_id\":\"d\",\"content\":\"x\"}".as_bytes(),
-            "f",
-            &strict,
-        )
-        .unwrap_err();
-        assert!(err.to_string().starts_with("f:1: invalid type"), "{err}");
+        let err = refusal("{\"id\":7,\"document_id\":\"d\",\"content\":\"x\"}");
+        assert!(err.starts_with("f:1: invalid type"), "{err}");
         // Other errors keep their own message.
-        let err = read_chunks(
-            "{\"id\":\"a\",\"tenant_id\":\"t\",\"content\":\"x\"}".as_bytes(),
-            "f",
-            &strict,
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("missing field `document_id`"), "{err}");
+        let err = refusal("{\"id\":\"a\",\"tenant_id\":\"t\",\"content\":\"x\"}");
+        assert!(err.contains("missing field `document_id`"), "{err}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use rag_tokens::{HuggingFaceCounter, SUPPORTED_ENCODINGS, TiktokenCounter};
 
 use crate::diagnostics::{self, escape_control as esc};
 use crate::input::read_file_limited;
+use crate::library_values;
 use crate::output::{Spool, excerpt};
 use crate::walk::{Input, WalkOptions, expand_inputs};
 
@@ -43,8 +44,9 @@ pub(crate) struct ChunkArgs {
     #[arg(long, default_value = "cl100k_base", value_parser = parse_tokenizer, value_name = "NAME|FILE")]
     tokenizer: Tokenizer,
     /// Document type, overriding the file extension; required for stdin.
-    #[arg(long = "type", value_enum, value_name = "TYPE")]
-    doc_type: Option<TypeArg>,
+    #[arg(long = "type", value_name = "TYPE")]
+    #[arg(value_parser = library_values(&DocumentType::ALL, DocumentType::as_str))]
+    doc_type: Option<DocumentType>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChunkFormat::Text)]
     format: ChunkFormat,
@@ -115,23 +117,6 @@ pub(crate) fn parse_tokenizer(value: &str) -> Result<Tokenizer, String> {
             "expected {} or the path of a Hugging Face tokenizer.json (ending in .json)",
             SUPPORTED_ENCODINGS.join(", ")
         ))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum TypeArg {
-    Markdown,
-    Text,
-    Ocr,
-}
-
-impl From<TypeArg> for DocumentType {
-    fn from(arg: TypeArg) -> Self {
-        match arg {
-            TypeArg::Markdown => Self::Markdown,
-            TypeArg::Text => Self::Text,
-            TypeArg::Ocr => Self::Ocr,
-        }
     }
 }
 
@@ -251,7 +236,7 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         ),
         corpus: CorpusId::new(args.corpus),
         chunker,
-        doc_type: args.doc_type.map(DocumentType::from),
+        doc_type: args.doc_type,
         format: args.format,
         show: args.show,
         max_input_bytes: args.max_input_bytes,

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory as _, Parser, Subcommand};
 
 /// Chunk documents along their structure and pack retrieved chunks into a model's token budget.
@@ -67,6 +68,22 @@ enum Command {
         /// The directory, created if missing.
         dir: PathBuf,
     },
+}
+
+/// Parses a flag whose values a library names (`PackOrder`, `SelectionStrategy`, `DocumentType`):
+/// it accepts the name `name` gives each value of `all`, so `--help`, completions and man pages
+/// list exactly the library's values under the names JSON and messages use, and a value the
+/// library adds needs no change here.
+fn library_values<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(all.iter().map(|&value| name(value))).map(move |chosen| {
+        all.iter()
+            .copied()
+            .find(|&value| name(value) == chosen)
+            .expect("clap passes on only the possible values, each the name of a value of `all`")
+    })
 }
 
 fn main() -> ExitCode {

@@ -17,6 +17,7 @@ use serde_json::json;
 
 use crate::chunk::{Tokenizer, parse_tokenizer};
 use crate::diagnostics::escape_control as esc;
+use crate::library_values;
 use crate::output::excerpt;
 
 /// Arguments of `ragctl pack`.
@@ -57,11 +58,13 @@ pub(crate) struct PackArgs {
     #[arg(short = 'k', long, value_name = "N", default_value_t = 5)]
     top_k: usize,
     /// Order of the packed chunks (pinned chunks always come first).
-    #[arg(long, value_enum, default_value_t = OrderArg::LostInMiddle)]
-    order: OrderArg,
+    #[arg(long, default_value_t = PackOrder::LostInMiddle)]
+    #[arg(value_parser = library_values(&PackOrder::ALL, PackOrder::as_str))]
+    order: PackOrder,
     /// How chunks are chosen to fill the budget.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Greedy)]
-    strategy: StrategyArg,
+    #[arg(long, default_value_t = SelectionStrategy::Greedy)]
+    #[arg(value_parser = library_values(&SelectionStrategy::ALL, SelectionStrategy::as_str))]
+    strategy: SelectionStrategy,
     /// What knapsack and optimal maximise: rank-prior for heading-aware chunks and score-sum (the
     /// sum of scores) for any other chunks (auto), or one of them for all.
     #[arg(long, value_enum, default_value_t = ObjectiveArg::Auto)]
@@ -142,47 +145,6 @@ fn parse_threshold(value: &str) -> Result<f64, String> {
         Ok(x)
     } else {
         Err(format!("{x} is outside 0..=1"))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum OrderArg {
-    #[value(name = "lost_in_middle")]
-    LostInMiddle,
-    Descending,
-    Ascending,
-    Input,
-    Reverse,
-    Sides,
-}
-
-impl From<OrderArg> for PackOrder {
-    fn from(arg: OrderArg) -> Self {
-        match arg {
-            OrderArg::LostInMiddle => Self::LostInMiddle,
-            OrderArg::Descending => Self::Descending,
-            OrderArg::Ascending => Self::Ascending,
-            OrderArg::Input => Self::Input,
-            OrderArg::Reverse => Self::Reverse,
-            OrderArg::Sides => Self::Sides,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum StrategyArg {
-    Greedy,
-    Knapsack,
-    Optimal,
-}
-
-impl From<StrategyArg> for SelectionStrategy {
-    fn from(arg: StrategyArg) -> Self {
-        match arg {
-            StrategyArg::Greedy => Self::Greedy,
-            StrategyArg::Knapsack => Self::Knapsack,
-            StrategyArg::Optimal => Self::Optimal,
-        }
     }
 }
 
@@ -269,8 +231,8 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .context("--max-per-document is too large")?;
     let config = PackerConfig::default()
-        .with_order(args.order.into())
-        .with_strategy(args.strategy.into())
+        .with_order(args.order)
+        .with_strategy(args.strategy)
         .with_objective(args.objective.into())
         .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))
         .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)

@@ -497,39 +497,41 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_with_normalised_whitespace_is_refused_with_a_hint() {
-        let answer = "A stream ends when `end()` is called. It is then finished.";
-        assert_eq!(
-            messages(parse(&line("q1", answer, ""))),
-            [
-                "q.jsonl:1: question q1: the answer is not in stream.md (it is once whitespace is normalised: copy the exact text, line breaks included)"
-            ]
-        );
-        assert_eq!(
-            messages(parse(&line("q2", "A stream never ends at all.", ""))),
-            ["q.jsonl:1: question q2: the answer is not in stream.md"]
-        );
+    fn an_answer_not_in_the_document_exactly_once_is_refused_with_the_reason() {
+        let rewrapped = "A stream ends when `end()` is called. It is then finished.";
+        let repeated = "Call it twice: the second call throws.";
+        let cases = [
+            (
+                line("q1", rewrapped, ""),
+                "q.jsonl:1: question q1: the answer is not in stream.md (it is once whitespace is normalised: copy the exact text, line breaks included)",
+            ),
+            (
+                line("q2", "A stream never ends at all.", ""),
+                "q.jsonl:1: question q2: the answer is not in stream.md",
+            ),
+            (
+                line("q1", repeated, ""),
+                "q.jsonl:1: question q1: the answer occurs 2 times in stream.md (at bytes [71, 110]): give \"occurrence\" or a longer answer",
+            ),
+            (
+                line("q1", repeated, r#","occurrence":3"#),
+                "q.jsonl:1: question q1: occurrence 3 asked, but the answer occurs 2 times in stream.md",
+            ),
+            (
+                line("q1", repeated, r#","occurrence":0"#),
+                "q.jsonl:1: question q1: occurrence must be a whole number of at least 1",
+            ),
+        ];
+        for (question, expected) in cases {
+            assert_eq!(messages(parse(&question)), [expected], "{question}");
+        }
     }
 
     #[test]
-    fn a_repeated_answer_needs_an_occurrence() {
+    fn a_repeated_answer_is_found_at_the_occurrence_given() {
         let answer = "Call it twice: the second call throws.";
-        assert_eq!(
-            messages(parse(&line("q1", answer, ""))),
-            [
-                "q.jsonl:1: question q1: the answer occurs 2 times in stream.md (at bytes [71, 110]): give \"occurrence\" or a longer answer"
-            ]
-        );
         let second = parse(&line("q1", answer, r#","occurrence":2"#)).expect("occurrence given");
         assert_eq!(second[0].span, 110..110 + answer.len());
-        assert_eq!(
-            messages(parse(&line("q1", answer, r#","occurrence":3"#))),
-            ["q.jsonl:1: question q1: occurrence 3 asked, but the answer occurs 2 times in stream.md"]
-        );
-        assert_eq!(
-            messages(parse(&line("q1", answer, r#","occurrence":0"#))),
-            ["q.jsonl:1: question q1: occurrence must be a whole number of at least 1"]
-        );
     }
 
     #[test]

@@ -328,6 +328,7 @@ pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sentence::pieces;
 
     #[test]
     fn extensions_map_to_types_case_insensitively() {
@@ -362,10 +363,6 @@ mod tests {
     #[test]
     fn paragraphs_split_on_blank_lines_with_any_line_ending() {
         let text = "one\r\ntwo\r\n \t\r\nthree\r\rfour\n\n\n";
-        let parts: Vec<&str> = paragraph_ranges(text, 0..text.len())
-            .into_iter()
-            .map(|r| &text[r])
-            .collect();
-        assert_eq!(parts, ["one\r\ntwo", "three", "four"]);
+        assert_eq!(pieces(text, paragraph_ranges), ["one\r\ntwo", "three", "four"]);
     }
 }

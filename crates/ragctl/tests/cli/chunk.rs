@@ -151,13 +151,17 @@ fn invalid_flag_values_are_usage_errors() {
     ragctl().args(["chunk"]).assert().code(2);
 }
 
+/// Markdown of `sections` level-2 sections, each of `paragraphs` one-sentence paragraphs.
+fn sectioned_markdown(sections: usize, paragraphs: usize) -> String {
+    let section: String = (0..paragraphs)
+        .map(|i| format!("Sentence {i} of a long section, with some words.\n\n"))
+        .collect();
+    (0..sections).map(|i| format!("## Part {i}\n\n{section}")).collect()
+}
+
 #[test]
 fn a_closed_stdout_exits_quietly() {
-    let dir = scratch_dir("pipe");
-    let big: String = (0..20_000)
-        .map(|i| format!("## Section {i}\n\nParagraph number {i} with some words.\n\n"))
-        .collect();
-    std::fs::write(dir.join("big.md"), big).unwrap();
+    let dir = dir_with("pipe", &[("big.md", &sectioned_markdown(20_000, 1))]);
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ragctl"))
         .current_dir(&dir)
         .args(["chunk", "big.md", "--format", "jsonl"])
@@ -179,14 +183,9 @@ fn a_closed_stdout_exits_quietly() {
 #[test]
 fn a_large_file_is_streamed_with_the_same_guarantees() {
     // Over 8 MiB, a file is chunked by the writer and each chunk streamed to stdout as it comes.
-    let dir = scratch_dir("large");
-    let section: String = (0..40)
-        .map(|i| format!("Sentence {i} of a long section, with some words.\n\n"))
-        .collect();
-    let big: String = (0..5_000).map(|i| format!("## Part {i}\n\n{section}")).collect();
+    let big = sectioned_markdown(5_000, 40);
     assert!(big.len() > 8 << 20);
-    std::fs::write(dir.join("big.md"), &big).unwrap();
-    std::fs::write(dir.join("small.md"), GUIDE_MD).unwrap();
+    let dir = dir_with("large", &[("big.md", &big), ("small.md", GUIDE_MD)]);
     let out = stdout_of(
         ragctl()
             .current_dir(&dir)
