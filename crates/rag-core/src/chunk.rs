@@ -254,6 +254,8 @@ impl Chunk {
 
 /// The wire form, checked by `TryFrom` so that a chunk without a body never exists.
 #[derive(Deserialize)]
+// Errors name what the input should be, not this private type.
+#[serde(expecting = "a chunk (a JSON object)")]
 struct ChunkRepr {
     id: ChunkId,
     document_id: DocumentId,

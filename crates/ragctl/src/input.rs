@@ -106,25 +106,44 @@ pub(crate) fn read_jsonl(
         (name, input)
     };
     let lines: Vec<(usize, &[u8])> = rag_core::jsonl::lines(&input).collect();
-    let parsed: Vec<(usize, Result<Option<Chunk>, JsonlError>)> = lines
+    let parsed: Vec<_> = lines
         .into_par_iter()
         .map(|(index, line)| {
             (
                 index + 1,
+                line,
                 rag_core::jsonl::parse_numbered_line(line, index, &name, config),
             )
         })
         .collect();
     let mut chunks = Vec::with_capacity(parsed.len());
     let mut numbers = Vec::with_capacity(parsed.len());
-    for (number, line) in parsed {
-        if let Some(chunk) = line? {
-            chunks.push(chunk);
-            numbers.push(number);
+    for (number, line, chunk) in parsed {
+        match chunk {
+            Ok(Some(chunk)) => {
+                chunks.push(chunk);
+                numbers.push(number);
+            }
+            Ok(None) => {}
+            Err(err @ JsonlError::InvalidLine { .. }) if chunks.is_empty() && !starts_as_object(line) => {
+                // The first chunk line is not even an object: the whole input is likely in another
+                // format, most often `ragctl chunk`'s default text report redirected to a file.
+                return Err(anyhow::anyhow!(
+                    "{err} (the input is not JSONL: each line must be one chunk as a JSON object; \
+                     `ragctl chunk --format jsonl` writes that)"
+                ));
+            }
+            Err(err) => return Err(err.into()),
         }
     }
     let warnings = rag_core::jsonl::field_name_warnings(numbers.into_iter().zip(&chunks), &name);
     Ok((chunks, warnings))
+}
+
+/// Whether `line` opens a JSON object, after a byte-order mark and white space.
+fn starts_as_object(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    line.trim_ascii_start().starts_with(b"{")
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use rag_core::TokenCounter as _;
 use serde_json::{Value, json};
 
 use crate::{
-    GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stdout_has, stdout_of, workspace_root,
+    GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of,
+    workspace_root,
 };
 
 /// `ragctl pack QUERY --input - --format json FLAGS` with `stdin`: the packed context's JSON.
@@ -437,4 +438,35 @@ fn knapsack_keeps_the_best_section_unless_the_seeds_score_sum_is_asked_for() {
         packed_ids("score-sum"),
         "fragment0 fragment1 fragment2 fragment3 fragment4 fragment5"
     );
+}
+
+#[test]
+fn an_input_that_is_not_jsonl_is_refused_with_how_to_make_jsonl() {
+    // The commonest slip: `ragctl chunk` prints its text report unless asked for JSONL.
+    let dir = dir_with("not-jsonl", &[("guide.md", GUIDE_MD)]);
+    let report = stdout_of(ragctl().current_dir(&dir).args(["chunk", "guide.md"]));
+    std::fs::write(dir.join("chunks.jsonl"), report).unwrap();
+    let hint = "(the input is not JSONL: each line must be one chunk as a JSON object; \
+                `ragctl chunk --format jsonl` writes that)";
+    stderr_has(
+        refused(
+            ragctl()
+                .current_dir(&dir)
+                .args(["pack", "q", "--input", "chunks.jsonl"]),
+        ),
+        &["error: chunks.jsonl:1: expected value at line 1 column 1 ", hint],
+    );
+    // A JSON array of chunks is one line that is not a chunk; the message names what a line must be.
+    let array = format!("[{}]\n", chunk_line("a", "alpha", json!({})));
+    stderr_has(
+        refused(ragctl().args(["pack", "q", "--input", "-"]).write_stdin(array)),
+        &[
+            "error: -:1: invalid type: sequence, expected a chunk (a JSON object)",
+            hint,
+        ],
+    );
+    // Once a line was a chunk, a bad line is a damaged line of a JSONL input: no hint.
+    let damaged = format!("{}\nnot json\n", chunk_line("a", "alpha", json!({})));
+    refused(ragctl().args(["pack", "q", "--input", "-"]).write_stdin(damaged))
+        .stderr("error: -:2: expected ident at line 1 column 2\n");
 }
