@@ -268,7 +268,13 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let rendered = match args.format {
         PackFormat::Text => outcome.text(),
         PackFormat::Json => outcome.json()?,
-        PackFormat::Context => format!("{}\n", packed.context.as_deref().unwrap_or_default()),
+        PackFormat::Context => {
+            // The context is all a prompt pipe sees: an empty one must not pass unremarked.
+            if let Some(why) = outcome.why_the_context_is_empty() {
+                crate::diagnostics::warning(&why);
+            }
+            format!("{}\n", packed.context.as_deref().unwrap_or_default())
+        }
     };
     let mut out = std::io::stdout().lock();
     out.write_all(rendered.as_bytes()).context("writing to stdout")?;
@@ -345,6 +351,34 @@ struct Outcome<'a> {
 }
 
 impl Outcome<'_> {
+    /// Why nothing was packed, when nothing was: a warning for `--format context`, whose output
+    /// does not say it. `None` when something was packed, or when empty stdin was already warned of.
+    fn why_the_context_is_empty(&self) -> Option<String> {
+        let packed = self.packed;
+        if !packed.chunks.is_empty() {
+            return None;
+        }
+        if self.chunks_in == 0 {
+            return self
+                .args
+                .input
+                .is_some()
+                .then(|| format!("the context is empty: {} holds no chunks", esc(self.input)));
+        }
+        let (budget, dedup) = (packed.dropped_budget(), packed.dropped_dedup());
+        let other = packed.dropped.len() - budget - dedup;
+        let hidden = match packed.hidden_by_acl {
+            0 => String::new(),
+            n => format!(", {n} hidden from the principal"),
+        };
+        Some(format!(
+            "the context is empty: none of the {} chunks was packed ({budget} for lack of room in {} \
+             tokens, {dedup} as duplicates, {other} for other reasons{hidden}); --format json gives \
+             each chunk's reason",
+            self.chunks_in, packed.tokens_budget
+        ))
+    }
+
     /// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
     /// comes from the input is escaped, so a control character cannot drive the terminal.
     fn text(&self) -> String {

@@ -470,3 +470,42 @@ fn an_input_that_is_not_jsonl_is_refused_with_how_to_make_jsonl() {
     refused(ragctl().args(["pack", "q", "--input", "-"]).write_stdin(damaged))
         .stderr("error: -:2: expected ident at line 1 column 2\n");
 }
+
+#[test]
+fn an_empty_context_is_warned_of_with_why() {
+    // `--format context` prints only the context: an empty one must not reach a prompt unremarked.
+    // Unscored, so BM25 scores them against the query and `off` holds no query term.
+    let lines = [
+        chunk_line(
+            "big",
+            "refund window refund window refund window",
+            json!({"score": null}),
+        ),
+        chunk_line("off", "nothing about it", json!({"score": null})),
+    ]
+    .join("\n");
+    let dir = dir_with("empty-context", &[("in.jsonl", &lines), ("none.jsonl", "")]);
+    let pack = |input: &str, budget: &str| {
+        ragctl()
+            .current_dir(&dir)
+            .args([
+                "pack", "refund", "--format", "context", "--budget", budget, "--input", input,
+            ])
+            .assert()
+            .success()
+            .stdout("\n")
+    };
+    pack("in.jsonl", "3").stderr(
+        "warning: the context is empty: none of the 2 chunks was packed (1 for lack of room in 3 tokens, \
+         0 as duplicates, 1 for other reasons); --format json gives each chunk's reason\n",
+    );
+    pack("none.jsonl", "100").stderr("warning: the context is empty: none.jsonl holds no chunks\n");
+    // Something packed: no warning.
+    ragctl()
+        .current_dir(&dir)
+        .args(["pack", "refund", "--format", "context", "--input", "in.jsonl"])
+        .assert()
+        .success()
+        .stdout("refund window refund window refund window\n")
+        .stderr("");
+}
