@@ -219,7 +219,8 @@ fn bm25(query: &[String], docs: &[Analysed]) -> Vec<f64> {
                     let f = f64::from(f);
                     idf * f * (BM25_K1 + 1.0) / (f + BM25_K1 * (1.0 - BM25_B + BM25_B * length_ratio))
                 })
-                .sum()
+                // Not `sum()`: the float sum of no terms is -0.0, which prints as a negative score.
+                .fold(0.0, |total, term| total + term)
         })
         .collect();
     let max = raw.iter().copied().fold(0.0f64, f64::max);
@@ -289,6 +290,17 @@ mod tests {
         let scores = bm25_scores("explain reranking", &texts);
         assert!(scores[0] > 0.0 && scores[1] > 0.0, "{scores:?}");
         assert_eq!(scores[2], 0.0);
+    }
+
+    #[test]
+    fn a_query_without_terms_scores_every_text_zero_not_minus_zero() {
+        for query in ["", "how do I do it?"] {
+            let scores = bm25_scores(query, &["Read the file.", ""]);
+            assert!(
+                scores.iter().all(|s| *s == 0.0 && s.is_sign_positive()),
+                "{query:?}: {scores:?}"
+            );
+        }
     }
 
     #[test]

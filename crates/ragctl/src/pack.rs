@@ -224,6 +224,13 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let scoring = score_missing(&args.query, &mut chunks);
+    if scoring.query_has_no_terms {
+        crate::diagnostics::warning(&format!(
+            "the query {:?} has no term to score the chunks by (it is empty or only stop words such as \
+             \"how\", \"do\", \"the\"), so no chunk is relevant to it",
+            args.query
+        ));
+    }
 
     let max_per_document = args
         .max_per_document
@@ -298,6 +305,9 @@ fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
 struct Scoring {
     description: String,
     floor: Option<f64>,
+    /// BM25 scored the chunks against a query without a single search term: every score is 0, so
+    /// the floor leaves out every chunk.
+    query_has_no_terms: bool,
 }
 
 /// Scores the chunks when none carries a score: BM25 over heading path and text against the query,
@@ -312,6 +322,7 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
         return Scoring {
             description: "given (every chunk had a score)".to_owned(),
             floor: None,
+            query_has_no_terms: false,
         };
     }
     if missing < chunks.len() {
@@ -321,6 +332,7 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
                 chunks.len()
             ),
             floor: None,
+            query_has_no_terms: false,
         };
     }
     let scores = bm25_chunk_scores(query, chunks);
@@ -336,6 +348,7 @@ fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
             terms.join(", ")
         ),
         floor: Some(0.0),
+        query_has_no_terms: terms.is_empty(),
     }
 }
 

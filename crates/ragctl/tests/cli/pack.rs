@@ -509,3 +509,23 @@ fn an_empty_context_is_warned_of_with_why() {
         .stdout("refund window refund window refund window\n")
         .stderr("");
 }
+
+#[test]
+fn a_query_of_only_stop_words_is_warned_of_and_scores_zero_not_minus_zero() {
+    let lines = chunk_line("a", "Read the file line by line.", json!({"score": null}));
+    for query in ["", "how do I"] {
+        let assert = ragctl()
+            .args(["pack", query, "--input", "-", "--format", "json"])
+            .write_stdin(lines.clone())
+            .assert()
+            .success()
+            .stderr(format!(
+                "warning: the query {query:?} has no term to score the chunks by (it is empty or only stop \
+                 words such as \"how\", \"do\", \"the\"), so no chunk is relevant to it\n"
+            ));
+        let out = json_of(&assert.get_output().stdout);
+        assert_eq!(out["chunks_out"], 0, "{query:?}");
+        assert_eq!(out["dropped"][0]["reason"], "not_relevant", "{query:?}");
+        assert_eq!(out["dropped"][0]["score"].to_string(), "0.0", "{query:?}");
+    }
+}
