@@ -376,7 +376,7 @@ impl Outcome<'_> {
                 .args
                 .input
                 .is_some()
-                .then(|| format!("the context is empty: {} holds no chunks", esc(self.input)));
+                .then(|| format!("the context is empty: {} holds no chunks", self.input));
         }
         let (budget, dedup) = (packed.dropped_budget(), packed.dropped_dedup());
         let other = packed.dropped.len() - budget - dedup;
