@@ -65,6 +65,7 @@ mod repacker;
 mod score;
 mod sections;
 mod select;
+mod setters;
 mod validate;
 
 pub use conflicts::{MIN_REPEATED_SENTENCE_WORDS, detect_conflicts};

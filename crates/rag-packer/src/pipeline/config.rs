@@ -9,6 +9,7 @@ use rag_tokens::TiktokenCounter;
 use crate::dedup::check_near_config;
 use crate::order::Order;
 use crate::select::Objective;
+use crate::setters::setters;
 
 /// How a [`ContextPacker`](crate::ContextPacker) packs.
 ///
@@ -86,60 +87,29 @@ impl Default for PackerConfig {
 }
 
 impl PackerConfig {
-    /// Sets the order of the packed chunks.
-    #[must_use]
-    pub fn with_order(mut self, order: PackOrder) -> Self {
-        self.order = order;
-        self
-    }
-
-    /// Sets the selection strategy.
-    #[must_use]
-    pub fn with_strategy(mut self, strategy: SelectionStrategy) -> Self {
-        self.strategy = strategy;
-        self
-    }
-
-    /// Sets what `knapsack` and `optimal` maximise.
-    #[must_use]
-    pub fn with_objective(mut self, objective: Objective) -> Self {
-        self.objective = objective;
-        self
-    }
-
-    /// Sets the near-duplicate threshold (`None`: exact dedup only).
-    #[must_use]
-    pub fn with_jaccard_threshold(mut self, threshold: Option<f64>) -> Self {
-        self.jaccard_threshold = threshold;
-        self
-    }
-
-    /// Sets the words per shingle of near dedup.
-    #[must_use]
-    pub fn with_shingle_size(mut self, shingle_size: usize) -> Self {
-        self.shingle_size = shingle_size;
-        self
-    }
-
-    /// Turns conflict detection on or off.
-    #[must_use]
-    pub fn with_conflicts(mut self, detect: bool) -> Self {
-        self.detect_conflicts = detect;
-        self
-    }
-
-    /// Sets the per-document cap (`None`: no cap).
-    #[must_use]
-    pub fn with_max_per_document(mut self, cap: Option<usize>) -> Self {
-        self.max_per_document = cap;
-        self
-    }
-
-    /// Sets the token counter for chunks without a cached count.
-    #[must_use]
-    pub fn with_token_counter(mut self, counter: Arc<dyn TokenCounter>) -> Self {
-        self.token_counter = counter;
-        self
+    setters! {
+        /// Sets the order of the packed chunks.
+        pub fn with_order(order: PackOrder);
+        /// Sets the selection strategy.
+        pub fn with_strategy(strategy: SelectionStrategy);
+        /// Sets what `knapsack` and `optimal` maximise.
+        pub fn with_objective(objective: Objective);
+        /// Sets the near-duplicate threshold (`None`: exact dedup only).
+        pub fn with_jaccard_threshold(jaccard_threshold: Option<f64>);
+        /// Sets the words per shingle of near dedup.
+        pub fn with_shingle_size(shingle_size: usize);
+        /// Turns conflict detection on or off.
+        pub fn with_conflicts(detect_conflicts: bool);
+        /// Sets the per-document cap (`None`: no cap).
+        pub fn with_max_per_document(max_per_document: Option<usize>);
+        /// Sets the token counter for chunks without a cached count.
+        pub fn with_token_counter(token_counter: Arc<dyn TokenCounter>);
+        /// Turns section-aware packing on or off.
+        pub fn with_section_aware(section_aware: bool);
+        /// Turns the recounting of every cached token count on or off.
+        pub fn with_verify_counts(verify_counts: bool);
+        /// Sets the relevance floor (`None`: no floor).
+        pub fn with_relevance_floor(relevance_floor: Option<f64>);
     }
 
     /// Plugs in an order of your own (the seed's extension point); sets `order` to
@@ -162,27 +132,6 @@ impl PackerConfig {
     pub fn with_custom_order(mut self, order: Arc<dyn Order>) -> Self {
         self.order = PackOrder::Custom;
         self.custom_order = Some(order);
-        self
-    }
-
-    /// Turns section-aware packing on or off.
-    #[must_use]
-    pub fn with_section_aware(mut self, section_aware: bool) -> Self {
-        self.section_aware = section_aware;
-        self
-    }
-
-    /// Turns the recounting of every cached token count on or off.
-    #[must_use]
-    pub fn with_verify_counts(mut self, verify: bool) -> Self {
-        self.verify_counts = verify;
-        self
-    }
-
-    /// Sets the relevance floor (`None`: no floor).
-    #[must_use]
-    pub fn with_relevance_floor(mut self, floor: Option<f64>) -> Self {
-        self.relevance_floor = floor;
         self
     }
 

@@ -10,6 +10,8 @@ mod template;
 
 use rag_core::{Chunk, ChunkId, Excerpt, RepackError};
 
+use crate::setters::setters;
+
 pub use self::excerpt::{MergedRun, merge_adjacent};
 pub(crate) use self::template::content_of;
 pub use self::template::{ContextConfig, breadcrumb};
@@ -67,18 +69,11 @@ impl ContextFormat {
         self
     }
 
-    /// Turns breadcrumb lines on or off.
-    #[must_use]
-    pub fn with_breadcrumbs(mut self, breadcrumbs: bool) -> Self {
-        self.breadcrumbs = breadcrumbs;
-        self
-    }
-
-    /// Turns the merging of adjacent chunks on or off.
-    #[must_use]
-    pub fn with_merge_adjacent(mut self, merge: bool) -> Self {
-        self.merge_adjacent = merge;
-        self
+    setters! {
+        /// Turns breadcrumb lines on or off.
+        pub fn with_breadcrumbs(breadcrumbs: bool);
+        /// Turns the merging of adjacent chunks on or off.
+        pub fn with_merge_adjacent(merge_adjacent: bool);
     }
 
     /// The breadcrumb line of `chunk`'s heading path, with its line break, or `None` when

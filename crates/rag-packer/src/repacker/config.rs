@@ -8,6 +8,7 @@ use rag_core::{Chunk, RepackError, TokenCounter};
 
 use super::Repacker;
 use crate::render::ContextConfig;
+use crate::setters::setters;
 
 /// ORDER: how chunks are arranged within each batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,18 +151,17 @@ pub struct RepackerBuilder {
 }
 
 impl RepackerBuilder {
-    /// Sets the ORDER method.
-    #[must_use]
-    pub fn method(mut self, method: RepackMethod) -> Self {
-        self.config.method = method;
-        self
-    }
-
-    /// Sets the SHAPE mode.
-    #[must_use]
-    pub fn mode(mut self, mode: RepackMode) -> Self {
-        self.config.mode = mode;
-        self
+    setters! { in config:
+        /// Sets the ORDER method.
+        pub fn method(method: RepackMethod);
+        /// Sets the SHAPE mode.
+        pub fn mode(mode: RepackMode);
+        /// Sets how chunks are measured.
+        pub fn size_fn(size_fn: SizeFn);
+        /// Sets the PACK strategy.
+        pub fn pack(pack: RepackPack);
+        /// Sets the batching.
+        pub fn batch_size(batch_size: BatchSize);
     }
 
     /// Sets the delimiter of `context` mode.
@@ -171,31 +171,10 @@ impl RepackerBuilder {
         self
     }
 
-    /// Sets how chunks are measured.
-    #[must_use]
-    pub fn size_fn(mut self, size_fn: SizeFn) -> Self {
-        self.config.size_fn = size_fn;
-        self
-    }
-
     /// Sets the size limit of a batch.
     #[must_use]
     pub fn size_limit(mut self, limit: usize) -> Self {
         self.config.size_limit = Some(limit);
-        self
-    }
-
-    /// Sets the PACK strategy.
-    #[must_use]
-    pub fn pack(mut self, pack: RepackPack) -> Self {
-        self.config.pack = pack;
-        self
-    }
-
-    /// Sets the batching.
-    #[must_use]
-    pub fn batch_size(mut self, batch_size: BatchSize) -> Self {
-        self.config.batch_size = batch_size;
         self
     }
 
