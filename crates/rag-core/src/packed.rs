@@ -54,12 +54,6 @@ impl PackOrder {
     }
 }
 
-impl fmt::Display for PackOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// How candidates are chosen to fill the token budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -89,11 +83,20 @@ impl SelectionStrategy {
     }
 }
 
-impl fmt::Display for SelectionStrategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Writes `Display` as the enum's snake_case name, the one it has in JSON and in the CLI.
+macro_rules! display_as_name {
+    ($($name:ty),+) => {
+        $(
+            impl fmt::Display for $name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+        )+
+    };
 }
+
+display_as_name!(PackOrder, SelectionStrategy);
 
 /// The kind of disagreement the packer noticed between packed chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
