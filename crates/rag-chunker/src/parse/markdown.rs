@@ -7,48 +7,43 @@ use rag_core::{Block, BlockType, HeadingLevel, ParseError, ParsedDocument, Reque
 
 use super::{content_start, decode, finish_blocks, parsed_text};
 
-/// Reads Markdown (`.md`, `.markdown`) into headings, paragraphs, list items, table rows, code,
-/// quotes and `other` blocks.
-///
-/// - ATX (`## Title`) and setext (`Title` over `===`) headings are [`BlockType::Heading`] with their
-///   level; the block's text is the title without markup, its span the whole heading line(s).
-/// - Each list item is one [`BlockType::ListItem`]. An item that holds a nested list owns only its
-///   own text: the part before the nested list is one block, the nested items are blocks of their
-///   own, and any text of the item after the nested list is another `list_item` block. So blocks
-///   never overlap, and a long list can be split between items.
-/// - Each table row is one [`BlockType::TableRow`]; the header row's block also covers the
-///   delimiter row (`|---|`), so the header never travels without it.
-/// - Fenced and indented code is one [`BlockType::Code`] block (a `#` in code is never a heading).
-/// - A top-level block quote is one [`BlockType::Quote`] block, whatever it contains.
-/// - Headings, code and quotes inside a list item are part of the item.
-/// - Everything else is [`BlockType::Other`]: HTML blocks, thematic breaks, front matter (YAML `---`
-///   or TOML `+++`), footnote definitions, and any text no event covers (link reference
-///   definitions), one block per blank-line-separated stretch.
-///
-/// ```
-/// use rag_chunker::parse::MarkdownParser;
-/// use rag_core::{BlockType, CorpusId, DocumentId, Parser, RequestContext, SourceBytes};
-///
-/// let (id, corpus) = (DocumentId::from("d"), CorpusId::from("c"));
-/// let bytes = "Intro\n=====\n\n- one\n- two\n\n[home]: https://example.com\n".as_bytes();
-/// let parsed = MarkdownParser.parse(&RequestContext::local("t"),
-///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "d.md", bytes })?;
-/// let types: Vec<BlockType> = parsed.blocks.iter().map(|b| b.block_type).collect();
-/// assert_eq!(types, [BlockType::Heading, BlockType::ListItem, BlockType::ListItem, BlockType::Other]);
-/// assert_eq!(parsed.blocks[0].text.as_deref(), Some("Intro"));
-/// # Ok::<(), rag_core::ParseError>(())
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MarkdownParser;
+builtin_parser! {
+    /// Reads Markdown (`.md`, `.markdown`) into headings, paragraphs, list items, table rows, code,
+    /// quotes and `other` blocks.
+    ///
+    /// - ATX (`## Title`) and setext (`Title` over `===`) headings are [`BlockType::Heading`] with their
+    ///   level; the block's text is the title without markup, its span the whole heading line(s).
+    /// - Each list item is one [`BlockType::ListItem`]. An item that holds a nested list owns only its
+    ///   own text: the part before the nested list is one block, the nested items are blocks of their
+    ///   own, and any text of the item after the nested list is another `list_item` block. So blocks
+    ///   never overlap, and a long list can be split between items.
+    /// - Each table row is one [`BlockType::TableRow`]; the header row's block also covers the
+    ///   delimiter row (`|---|`), so the header never travels without it.
+    /// - Fenced and indented code is one [`BlockType::Code`] block (a `#` in code is never a heading).
+    /// - A top-level block quote is one [`BlockType::Quote`] block, whatever it contains.
+    /// - Headings, code and quotes inside a list item are part of the item.
+    /// - Everything else is [`BlockType::Other`]: HTML blocks, thematic breaks, front matter (YAML `---`
+    ///   or TOML `+++`), footnote definitions, and any text no event covers (link reference
+    ///   definitions), one block per blank-line-separated stretch.
+    ///
+    /// ```
+    /// use rag_chunker::parse::MarkdownParser;
+    /// use rag_core::{BlockType, CorpusId, DocumentId, Parser, RequestContext, SourceBytes};
+    ///
+    /// let (id, corpus) = (DocumentId::from("d"), CorpusId::from("c"));
+    /// let bytes = "Intro\n=====\n\n- one\n- two\n\n[home]: https://example.com\n".as_bytes();
+    /// let parsed = MarkdownParser.parse(&RequestContext::local("t"),
+    ///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "d.md", bytes })?;
+    /// let types: Vec<BlockType> = parsed.blocks.iter().map(|b| b.block_type).collect();
+    /// assert_eq!(types, [BlockType::Heading, BlockType::ListItem, BlockType::ListItem, BlockType::Other]);
+    /// assert_eq!(parsed.blocks[0].text.as_deref(), Some("Intro"));
+    /// # Ok::<(), rag_core::ParseError>(())
+    /// ```
+    MarkdownParser("markdown") => parse_markdown
+}
 
-impl rag_core::Parser for MarkdownParser {
-    fn name(&self) -> &str {
-        "markdown"
-    }
-
-    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-        Ok(parsed_text(&source, decode(&source)?, markdown_blocks))
-    }
+fn parse_markdown(_ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+    Ok(parsed_text(&source, decode(&source)?, markdown_blocks))
 }
 
 /// Where the event walk is, for the containers whose children become blocks of their own.

@@ -7,6 +7,28 @@
 //! byte-order mark excepted: it stays in the text, so spans are offsets into the file as read, but
 //! no block covers it).
 
+/// Declares a built-in parser: a unit struct, carrying the doc comment written above it, that
+/// reports `name` and parses with a `fn(&RequestContext, SourceBytes) -> Result<ParsedDocument,
+/// ParseError>` of its module, so that each format's module holds only what is its own (defined
+/// before the `mod` lines: the format modules see it by textual scope).
+macro_rules! builtin_parser {
+    ($(#[$attr:meta])* $parser:ident($name:literal) => $parse:path) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $parser;
+
+        impl rag_core::Parser for $parser {
+            fn name(&self) -> &str {
+                $name
+            }
+
+            fn parse(&self, ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+                $parse(ctx, source)
+            }
+        }
+    };
+}
+
 mod markdown;
 mod ocr;
 mod text;

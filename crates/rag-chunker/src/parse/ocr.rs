@@ -99,51 +99,46 @@ pub fn ocr_result_to_parsed_document(
     }
 }
 
-/// Reads an `.ocr.json` file (an [`OcrResult`]) through [`ocr_result_to_parsed_document`].
-///
-/// The document's text is the synthetic text of the regions, not the JSON: spans index the text
-/// chunks are cut from. Malformed JSON is a [`ParseError::Malformed`] with its line and column.
-///
-/// ```
-/// use rag_chunker::parse::OcrJsonParser;
-/// use rag_core::{CorpusId, DocumentId, Parser, RequestContext, SourceBytes};
-///
-/// let (id, corpus) = (DocumentId::from("s"), CorpusId::from("c"));
-/// let bytes = b"{\"engine\": \"e\",\n \"regions\": [{\"text\": \"x\"}]}";
-/// let err = OcrJsonParser.parse(&RequestContext::local("t"),
-///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "s.ocr.json", bytes })
-///     .unwrap_err();
-/// assert!(err.to_string().starts_with("s.ocr.json:2:"), "{err}");
-/// ```
-#[derive(Debug, Clone, Copy, Default)]
-pub struct OcrJsonParser;
+builtin_parser! {
+    /// Reads an `.ocr.json` file (an [`OcrResult`]) through [`ocr_result_to_parsed_document`].
+    ///
+    /// The document's text is the synthetic text of the regions, not the JSON: spans index the text
+    /// chunks are cut from. Malformed JSON is a [`ParseError::Malformed`] with its line and column.
+    ///
+    /// ```
+    /// use rag_chunker::parse::OcrJsonParser;
+    /// use rag_core::{CorpusId, DocumentId, Parser, RequestContext, SourceBytes};
+    ///
+    /// let (id, corpus) = (DocumentId::from("s"), CorpusId::from("c"));
+    /// let bytes = b"{\"engine\": \"e\",\n \"regions\": [{\"text\": \"x\"}]}";
+    /// let err = OcrJsonParser.parse(&RequestContext::local("t"),
+    ///     SourceBytes { document_id: &id, corpus_id: &corpus, source_uri: "s.ocr.json", bytes })
+    ///     .unwrap_err();
+    /// assert!(err.to_string().starts_with("s.ocr.json:2:"), "{err}");
+    /// ```
+    OcrJsonParser("ocr") => parse_ocr_json
+}
 
-impl rag_core::Parser for OcrJsonParser {
-    fn name(&self) -> &str {
-        "ocr"
-    }
-
-    fn parse(&self, ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-        let json = decode(&source)?;
-        // serde_json rejects a byte-order mark; skipping it keeps line and column numbers right.
-        let ocr: OcrResult = serde_json::from_str(&json[content_start(&json)..]).map_err(|err| {
-            // The error's text ends with its location, which the ParseError shows already.
-            let full = err.to_string();
-            let location = format!(" at line {} column {}", err.line(), err.column());
-            let message = full.strip_suffix(&location).unwrap_or(&full);
-            ParseError::Malformed {
-                source_uri: source.source_uri.to_owned(),
-                line: Some(err.line()),
-                column: Some(err.column()),
-                message: format!("not an OCR result: {message}"),
-            }
-        })?;
-        Ok(ocr_result_to_parsed_document(
-            ctx,
-            &ocr,
-            source.document_id.clone(),
-            source.corpus_id.clone(),
-            source.source_uri,
-        ))
-    }
+fn parse_ocr_json(ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+    let json = decode(&source)?;
+    // serde_json rejects a byte-order mark; skipping it keeps line and column numbers right.
+    let ocr: OcrResult = serde_json::from_str(&json[content_start(&json)..]).map_err(|err| {
+        // The error's text ends with its location, which the ParseError shows already.
+        let full = err.to_string();
+        let location = format!(" at line {} column {}", err.line(), err.column());
+        let message = full.strip_suffix(&location).unwrap_or(&full);
+        ParseError::Malformed {
+            source_uri: source.source_uri.to_owned(),
+            line: Some(err.line()),
+            column: Some(err.column()),
+            message: format!("not an OCR result: {message}"),
+        }
+    })?;
+    Ok(ocr_result_to_parsed_document(
+        ctx,
+        &ocr,
+        source.document_id.clone(),
+        source.corpus_id.clone(),
+        source.source_uri,
+    ))
 }
