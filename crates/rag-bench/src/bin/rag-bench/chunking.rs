@@ -84,11 +84,11 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
     }
     let mbps = |s: &[Sample]| bytes as f64 / 1e6 / median(&s.iter().map(|x| x.cpu.as_secs_f64()).collect::<Vec<_>>());
     let ratio_tk = median(&r_tk);
-    table.row(
-        "chunk CPU / tiktoken encode_ordinary CPU (cl100k 512/64, 1 thread)",
-        format!("{ratio_tk:.2}x"),
-        "<= 2.0x (floor ~1.0x)",
-        Some(ratio_tk <= 2.0),
+    table.at_most(
+        "chunk CPU / tiktoken encode_ordinary CPU (cl100k 512/64, 1 thread; floor ~1.0x)",
+        ratio_tk,
+        2.0,
+        "x",
     );
     table.row(
         "bytes handed to the tokenizer / corpus bytes (tiktoken chunker)",
@@ -96,19 +96,14 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
         "(info; 1.0 = each byte once)",
         None,
     );
-    table.row(
-        "every chunk: token_count exact and <= 512",
-        if exact { "yes" } else { "NO" },
-        "yes",
-        Some(exact),
-    );
+    table.holds("every chunk: token_count exact and <= 512", exact);
     match same {
         Some(same) => {
-            table.row(
+            table.at_most(
                 "chunk CPU with bpe-openai / tiktoken encode_ordinary CPU",
-                format!("{:.2}x", median(&r_bp)),
-                "<= 2.0x",
-                Some(median(&r_bp) <= 2.0),
+                median(&r_bp),
+                2.0,
+                "x",
             );
             table.row(
                 "chunk CPU with bpe-openai / bpe-openai count CPU",
@@ -116,12 +111,7 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
                 "(info)",
                 None,
             );
-            table.row(
-                "bpe-openai chunks identical to tiktoken chunks (spans, counts)",
-                if same { "yes" } else { "NO" },
-                "yes",
-                Some(same),
-            );
+            table.holds("bpe-openai chunks identical to tiktoken chunks (spans, counts)", same);
             table.note(format!(
                 "CPU throughput (median): bpe-openai pass {:.1} MB/s, chunking with bpe-openai {:.1} MB/s",
                 mbps(&bpe_base),

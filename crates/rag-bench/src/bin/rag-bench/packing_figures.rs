@@ -167,11 +167,11 @@ pub(crate) fn packing_figures(table: &mut Table, runs: usize, quick: bool) {
         if let (Some(a), Some(b)) = (at(from), at(to)) {
             // Ten times the candidates is log2(10) doublings.
             let per_doubling = (b / a).powf(1.0 / 10f64.log2());
-            table.row(
+            table.at_most(
                 format!("packing: time ratio per doubling of candidates ({span})"),
-                format!("{per_doubling:.2}x"),
-                "<= 2.3x",
-                Some(per_doubling <= 2.3),
+                per_doubling,
+                2.3,
+                "x",
             );
         }
     }
@@ -191,10 +191,5 @@ pub(crate) fn packing_figures(table: &mut Table, runs: usize, quick: bool) {
         walls.push(ms(s.wall));
     }
     let w = median(&walls);
-    table.row(
-        "optimal_select, 200 candidates, room 8000: wall",
-        format!("{w:.2} ms"),
-        "<= 10 ms",
-        Some(w <= 10.0),
-    );
+    table.at_most("optimal_select, 200 candidates, room 8000: wall", w, 10.0, " ms");
 }

@@ -34,6 +34,22 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// A row for a figure that must not exceed `limit`: measured to two decimals and the target
+    /// both written in `unit`, the target from the same `limit` the check uses.
+    pub(crate) fn at_most(&mut self, figure: impl Into<String>, measured: f64, limit: f64, unit: &str) {
+        self.row(
+            figure,
+            format!("{measured:.2}{unit}"),
+            format!("<= {limit:?}{unit}"),
+            Some(measured <= limit),
+        );
+    }
+
+    /// A row for a property that must hold: `yes` or `NO`.
+    pub(crate) fn holds(&mut self, figure: impl Into<String>, holds: bool) {
+        self.row(figure, if holds { "yes" } else { "NO" }, "yes", Some(holds));
+    }
+
     pub(crate) fn note(&mut self, note: impl Into<String>) {
         self.notes.push(note.into());
     }
