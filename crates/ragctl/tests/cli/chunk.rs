@@ -6,7 +6,9 @@ use std::process::Stdio;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::{GUIDE_MD, dir_with, jsonl, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of};
+use crate::{
+    GUIDE_MD, dir_with, jsonl, partly_failed, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of,
+};
 
 /// The documents of JSON Lines chunks, in output order, each once.
 fn source_uris(stdout: &[u8]) -> Vec<String> {
@@ -116,13 +118,11 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     bad.extend_from_slice(&[0xff, 0xfe]);
     std::fs::write(dir.join("bad.md"), &bad).unwrap();
     std::fs::write(dir.join("notes.pdf"), "%PDF").unwrap();
-    let assert = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
-        .args(["--format", "jsonl"])
-        .assert();
-    let assert = stderr_has(
-        assert.code(1),
+    let assert = partly_failed(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
+            .args(["--format", "jsonl"]),
         &[
             "bad.md: invalid UTF-8 at byte offset 19",
             "notes.pdf: unsupported file type",
@@ -397,12 +397,13 @@ fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
     let big = format!("# Title\n\nA first paragraph.\n\n\u{2f9f4}\n\n{filler}");
     std::fs::write(dir.join("big.md"), &big).unwrap();
     std::fs::write(dir.join("small.md"), "# Small\n").unwrap();
-    let assert = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
-        .args(["--max-tokens", "1", "--overlap-tokens", "0"])
-        .assert();
-    let assert = stderr_has(assert.code(1), &["max_tokens 1 is too small", "of document big.md"]);
+    let assert = partly_failed(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
+            .args(["--max-tokens", "1", "--overlap-tokens", "0"]),
+        &["max_tokens 1 is too small", "of document big.md"],
+    );
     let chunks = jsonl(&assert.get_output().stdout);
     assert!(!chunks.is_empty());
     assert!(
@@ -416,13 +417,11 @@ fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
 fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
     let dir = dir_with("limit", &[("small.md", GUIDE_MD)]);
     std::fs::write(dir.join("big.md"), "# Big\n\n".repeat(1000)).unwrap();
-    let assert = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "/dev/zero", "big.md", "small.md", "--type", "markdown"])
-        .args(["--format", "jsonl", "--max-input-bytes", "4K"])
-        .assert();
-    let assert = stderr_has(
-        assert.code(1),
+    let assert = partly_failed(
+        ragctl()
+            .current_dir(&dir)
+            .args(["chunk", "/dev/zero", "big.md", "small.md", "--type", "markdown"])
+            .args(["--format", "jsonl", "--max-input-bytes", "4K"]),
         &[
             "error: /dev/zero: input is larger than --max-input-bytes (4 KiB)",
             "error: big.md: input is larger than --max-input-bytes (4 KiB)",

@@ -29,6 +29,13 @@ pub fn refused(cmd: &mut Command) -> Assert {
     cmd.assert().code(1).stdout("")
 }
 
+/// Runs `cmd` and asserts that it failed on some inputs only: exit code 1 and each of `errors` on
+/// standard error; standard output, which holds the work on the other inputs, is the caller's to
+/// check.
+pub fn partly_failed(cmd: &mut Command, errors: &[&str]) -> Assert {
+    stderr_has(cmd.assert().code(1), errors)
+}
+
 /// `assert`, having checked that standard output contains each of `parts`.
 pub fn stdout_has(assert: Assert, parts: &[&str]) -> Assert {
     parts
