@@ -33,6 +33,12 @@ pub(crate) trait Named: Copy + 'static {
 
     /// The value's name.
     fn name(self) -> &'static str;
+
+    /// The value named `name`, or the `ValueError` of [`from_name`].
+    fn from_name(name: &str) -> PyResult<Self> {
+        let named: Vec<(&str, Self)> = Self::ALL.iter().map(|&value| (value.name(), value)).collect();
+        from_name(Self::WHAT, name, &named)
+    }
 }
 
 /// A setting kept as the library's value and seen by Python as its name, so that a
@@ -43,8 +49,7 @@ pub(crate) struct ByName<T>(pub(crate) T);
 impl<T: Named> ByName<T> {
     /// The value named `name`, or the `ValueError` of [`from_name`].
     pub(crate) fn from_name(name: &str) -> PyResult<Self> {
-        let named: Vec<(&str, T)> = T::ALL.iter().map(|&value| (value.name(), value)).collect();
-        from_name(T::WHAT, name, &named).map(Self)
+        T::from_name(name).map(Self)
     }
 
     /// The value's name.
