@@ -1,6 +1,7 @@
 //! Settings Python names by string (`order="descending"`, `trust="untrusted"`): the value of each
-//! name, and one `ValueError` shape listing the names for a name that is none of them; [`ByName`]
-//! keeps such a setting in a Python class's field.
+//! name, and one `ValueError` shape listing the names for a name that is none of them. [`Named`]
+//! gives a library type's values and names; [`ByName`] keeps such a setting in a Python class's
+//! field.
 
 use std::convert::Infallible;
 
@@ -61,7 +62,7 @@ impl<T: Named> ByName<T> {
 impl<T: Named> FromPyObject<'_, '_> for ByName<T> {
     type Error = PyErr;
 
-    /// The value of a name, taken as a `&str` argument is (the same `TypeError` for a non-str).
+    /// The value of a `str` name; anything else is the `TypeError` a `&str` argument raises.
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
         Self::from_name(&obj.cast::<PyString>()?.to_cow()?)
     }
