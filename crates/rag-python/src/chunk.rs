@@ -8,7 +8,7 @@ use rag_core::{Chunk, ChunkId, Span, TrustLevel};
 use serde_json::{Map, Value};
 
 use crate::json;
-use crate::names;
+use crate::names::Named;
 use crate::runtime::Reduced;
 
 /// A half-open byte range `start..end` of a document's UTF-8 text.
@@ -77,14 +77,13 @@ pub(crate) fn span_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Span> {
     }
 }
 
-/// A chunk's trust level from its name.
-pub(crate) fn trust_from_str(name: &str) -> PyResult<TrustLevel> {
-    const TRUST_LEVELS: [(&str, TrustLevel); 3] = [
-        ("trusted", TrustLevel::Trusted),
-        ("user_supplied", TrustLevel::UserSupplied),
-        ("untrusted", TrustLevel::Untrusted),
-    ];
-    names::from_name("trust level", name, &TRUST_LEVELS)
+impl Named for TrustLevel {
+    const WHAT: &'static str = "trust level";
+    const ALL: &'static [Self] = &[TrustLevel::Trusted, TrustLevel::UserSupplied, TrustLevel::Untrusted];
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
 }
 
 /// A JSON object field of a chunk as Python sees it: the Rust map until Python reads or sets
@@ -213,7 +212,7 @@ impl PyChunk {
         chunk.span = span.map(span_from_py).transpose()?;
         chunk.source_uri = source_uri;
         chunk.score = score;
-        chunk.trust = trust_from_str(trust)?;
+        chunk.trust = TrustLevel::from_name(trust)?;
         chunk.pinned = pinned;
         chunk.acl_labels = acl_labels.unwrap_or_default();
         let mut this = Self::from_rust(chunk);
@@ -370,7 +369,7 @@ impl PyChunk {
 
     #[setter]
     fn set_trust(&mut self, trust: &str) -> PyResult<()> {
-        self.inner.trust = trust_from_str(trust)?;
+        self.inner.trust = TrustLevel::from_name(trust)?;
         Ok(())
     }
 

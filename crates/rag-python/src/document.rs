@@ -9,11 +9,15 @@ use rag_core::{Block, BlockType, Document, HeadingLevel, ParsedDocument};
 
 use crate::chunk::{PySpan, span_from_py};
 use crate::json;
-use crate::names;
+use crate::names::Named;
 
-/// The block type of its snake_case name.
-fn block_type_from_str(name: &str) -> PyResult<BlockType> {
-    names::from_name("block type", name, &BlockType::ALL.map(|t| (t.as_str(), t)))
+impl Named for BlockType {
+    const WHAT: &'static str = "block type";
+    const ALL: &'static [Self] = &BlockType::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
 }
 
 /// A document as a parser read it: identity, origin, and its full source text.
@@ -91,7 +95,7 @@ impl PyBlock {
         text: Option<String>,
         attributes: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let block_type = block_type_from_str(block_type)?;
+        let block_type = BlockType::from_name(block_type)?;
         let level = match level {
             Some(level) => Some(
                 HeadingLevel::new(level)

@@ -1,8 +1,13 @@
 //! Settings Python names by string (`order="descending"`, `trust="untrusted"`): the value of each
-//! name, and one `ValueError` shape listing the names for a name that is none of them.
+//! name, and one `ValueError` shape listing the names for a name that is none of them. [`Named`]
+//! gives a library type's values and names; [`ByName`] keeps such a setting in a Python class's
+//! field.
+
+use std::convert::Infallible;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 /// The value named `name` in `named`, or a `ValueError` such as
 /// `unknown mode "page"; expected chunk or context`, where `what` is `mode`.
@@ -18,4 +23,57 @@ pub(crate) fn from_name<T: Copy>(what: &str, name: &str, named: &[(&str, T)]) ->
     Err(PyValueError::new_err(format!(
         "unknown {what} {name:?}; expected {expected}"
     )))
+}
+
+/// A library setting that Python names by string: its values and each value's name.
+pub(crate) trait Named: Copy + 'static {
+    /// What the setting is called in the `ValueError` for an unknown name, e.g. `order`.
+    const WHAT: &'static str;
+    /// Every value Python can name, in the order the `ValueError` lists the names.
+    const ALL: &'static [Self];
+
+    /// The value's name.
+    fn name(self) -> &'static str;
+
+    /// The value named `name`, or the `ValueError` of [`from_name`].
+    fn from_name(name: &str) -> PyResult<Self> {
+        let named: Vec<(&str, Self)> = Self::ALL.iter().map(|&value| (value.name(), value)).collect();
+        from_name(Self::WHAT, name, &named)
+    }
+}
+
+/// A setting kept as the library's value and seen by Python as its name, so that a
+/// `#[pyo3(get, set)]` field of this type reads as the name and takes one.
+#[derive(Clone, Copy)]
+pub(crate) struct ByName<T>(pub(crate) T);
+
+impl<T: Named> ByName<T> {
+    /// The value named `name`, or the `ValueError` of [`from_name`].
+    pub(crate) fn from_name(name: &str) -> PyResult<Self> {
+        T::from_name(name).map(Self)
+    }
+
+    /// The value's name.
+    pub(crate) fn name(self) -> &'static str {
+        self.0.name()
+    }
+}
+
+impl<T: Named> FromPyObject<'_, '_> for ByName<T> {
+    type Error = PyErr;
+
+    /// The value of a `str` name; anything else is the `TypeError` a `&str` argument raises.
+    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
+        Self::from_name(&obj.cast::<PyString>()?.to_cow()?)
+    }
+}
+
+impl<'py, T: Named> IntoPyObject<'py> for ByName<T> {
+    type Target = PyString;
+    type Output = Bound<'py, PyString>;
+    type Error = Infallible;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(PyString::new(py, self.name()))
+    }
 }

@@ -10,46 +10,58 @@ use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerC
 use crate::chunk::chunks_from_py;
 use crate::context::PyRequestContext;
 use crate::errors;
-use crate::names;
+use crate::names::{ByName, Named};
 use crate::packed::PyPackedContext;
 use crate::runtime::{Work, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
 
-/// The order named `name`.
-pub(crate) fn order_from_str(name: &str) -> PyResult<PackOrder> {
-    names::from_name("order", name, &PackOrder::ALL.map(|o| (o.as_str(), o)))
+impl Named for PackOrder {
+    const WHAT: &'static str = "order";
+    const ALL: &'static [Self] = &PackOrder::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
 }
 
-/// The selection strategy named `name`.
-pub(crate) fn strategy_from_str(name: &str) -> PyResult<SelectionStrategy> {
-    names::from_name("strategy", name, &SelectionStrategy::ALL.map(|s| (s.as_str(), s)))
+impl Named for SelectionStrategy {
+    const WHAT: &'static str = "strategy";
+    const ALL: &'static [Self] = &SelectionStrategy::ALL;
+
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
 }
 
-/// The objectives by name (rag-packer names them only in its configuration docs).
-const OBJECTIVES: [(&str, Objective); 3] = [
-    ("auto", Objective::Auto),
-    ("score_sum", Objective::ScoreSum),
-    ("rank_prior", Objective::RankPrior),
-];
+/// rag-packer names the objectives only in its configuration docs.
+impl Named for Objective {
+    const WHAT: &'static str = "objective";
+    const ALL: &'static [Self] = &[Objective::Auto, Objective::ScoreSum, Objective::RankPrior];
 
-fn objective_from_str(name: &str) -> PyResult<Objective> {
-    names::from_name("objective", name, &OBJECTIVES)
-}
-
-fn objective_name(objective: Objective) -> &'static str {
-    OBJECTIVES
-        .iter()
-        .find(|&&(_, o)| o == objective)
-        .map_or("auto", |&(name, _)| name)
+    fn name(self) -> &'static str {
+        match self {
+            Objective::ScoreSum => "score_sum",
+            Objective::RankPrior => "rank_prior",
+            // `Auto`, and any objective a later rag-packer adds: Python can set only the above.
+            _ => "auto",
+        }
+    }
 }
 
 /// How a `ContextPacker` packs. Checked when a packer is built from it.
 #[pyclass(module = "rag_packer", name = "PackerConfig")]
 #[derive(Clone)]
 pub(crate) struct PyPackerConfig {
-    order: PackOrder,
-    strategy: SelectionStrategy,
-    objective: Objective,
+    /// The order of the packed chunks: `lost_in_middle`, `descending`, `ascending`, `input`,
+    /// `reverse` or `sides`.
+    #[pyo3(get, set)]
+    order: ByName<PackOrder>,
+    /// How candidates are chosen: `greedy`, `knapsack` or `optimal`.
+    #[pyo3(get, set)]
+    strategy: ByName<SelectionStrategy>,
+    /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `rank_prior`.
+    #[pyo3(get, set)]
+    objective: ByName<Objective>,
     /// Near-duplicate threshold in (0, 1]; `None` runs exact dedup only.
     #[pyo3(get, set)]
     jaccard_threshold: Option<f64>,
@@ -78,9 +90,9 @@ impl Default for PyPackerConfig {
     fn default() -> Self {
         let engine = PackerConfig::default();
         Self {
-            order: engine.order,
-            strategy: engine.strategy,
-            objective: engine.objective,
+            order: ByName(engine.order),
+            strategy: ByName(engine.strategy),
+            objective: ByName(engine.objective),
             jaccard_threshold: engine.jaccard_threshold,
             shingle_size: engine.shingle_size,
             detect_conflicts: engine.detect_conflicts,
@@ -96,9 +108,9 @@ impl PyPackerConfig {
     /// The engine's configuration, with its default counter.
     fn to_rust(&self) -> PackerConfig {
         PackerConfig::default()
-            .with_order(self.order)
-            .with_strategy(self.strategy)
-            .with_objective(self.objective)
+            .with_order(self.order.0)
+            .with_strategy(self.strategy.0)
+            .with_objective(self.objective.0)
             .with_jaccard_threshold(self.jaccard_threshold)
             .with_shingle_size(self.shingle_size)
             .with_conflicts(self.detect_conflicts)
@@ -130,9 +142,9 @@ impl PyPackerConfig {
         verify_counts: bool,
     ) -> PyResult<Self> {
         Ok(Self {
-            order: order_from_str(order)?,
-            strategy: strategy_from_str(strategy)?,
-            objective: objective_from_str(objective)?,
+            order: ByName::from_name(order)?,
+            strategy: ByName::from_name(strategy)?,
+            objective: ByName::from_name(objective)?,
             jaccard_threshold,
             shingle_size,
             detect_conflicts,
@@ -143,56 +155,19 @@ impl PyPackerConfig {
         })
     }
 
-    /// The order of the packed chunks: `lost_in_middle`, `descending`, `ascending`, `input`,
-    /// `reverse` or `sides`.
-    #[getter]
-    fn get_order(&self) -> &'static str {
-        self.order.as_str()
-    }
-
-    #[setter]
-    fn set_order(&mut self, order: &str) -> PyResult<()> {
-        self.order = order_from_str(order)?;
-        Ok(())
-    }
-
-    /// How candidates are chosen: `greedy`, `knapsack` or `optimal`.
-    #[getter]
-    fn get_strategy(&self) -> &'static str {
-        self.strategy.as_str()
-    }
-
-    #[setter]
-    fn set_strategy(&mut self, strategy: &str) -> PyResult<()> {
-        self.strategy = strategy_from_str(strategy)?;
-        Ok(())
-    }
-
-    /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `rank_prior`.
-    #[getter]
-    fn get_objective(&self) -> &'static str {
-        objective_name(self.objective)
-    }
-
-    #[setter]
-    fn set_objective(&mut self, objective: &str) -> PyResult<()> {
-        self.objective = objective_from_str(objective)?;
-        Ok(())
-    }
-
     fn __repr__(&self) -> String {
         format!(
             "PackerConfig(order={:?}, jaccard_threshold={}, detect_conflicts={}, strategy={:?}, shingle_size={}, \
              max_per_document={}, section_aware={}, relevance_floor={}, objective={:?}, verify_counts={})",
-            self.order.as_str(),
+            self.order.name(),
             py_option(self.jaccard_threshold),
             py_bool(self.detect_conflicts),
-            self.strategy.as_str(),
+            self.strategy.name(),
             self.shingle_size,
             py_option(self.max_per_document),
             py_bool(self.section_aware),
             py_option(self.relevance_floor),
-            objective_name(self.objective),
+            self.objective.name(),
             py_bool(self.verify_counts),
         )
     }
