@@ -19,6 +19,9 @@ pub enum TrustLevel {
 }
 
 impl TrustLevel {
+    /// Every level, most trusted first, for CLIs, bindings and exhaustive tests.
+    pub const ALL: [Self; 3] = [Self::Trusted, Self::UserSupplied, Self::Untrusted];
+
     /// The snake_case name used in JSON and in the CLI.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -77,15 +77,6 @@ pub(crate) fn span_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Span> {
     }
 }
 
-impl Named for TrustLevel {
-    const WHAT: &'static str = "trust level";
-    const ALL: &'static [Self] = &[TrustLevel::Trusted, TrustLevel::UserSupplied, TrustLevel::Untrusted];
-
-    fn name(self) -> &'static str {
-        self.as_str()
-    }
-}
-
 /// A JSON object field of a chunk as Python sees it: the Rust map until Python reads or sets
 /// it, then a live dict that Python may change in place (`chunk.metadata["k"] = v`), read back
 /// into Rust whenever the chunk is handed to the engine.

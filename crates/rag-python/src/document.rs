@@ -11,15 +11,6 @@ use crate::chunk::{PySpan, span_from_py};
 use crate::json;
 use crate::names::Named;
 
-impl Named for BlockType {
-    const WHAT: &'static str = "block type";
-    const ALL: &'static [Self] = &BlockType::ALL;
-
-    fn name(self) -> &'static str {
-        self.as_str()
-    }
-}
-
 /// A document as a parser read it: identity, origin, and its full source text.
 #[pyclass(frozen, module = "rag_core", name = "Document")]
 #[derive(Clone)]

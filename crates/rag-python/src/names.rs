@@ -8,6 +8,8 @@ use std::convert::Infallible;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use rag_core::{BlockType, PackOrder, SelectionStrategy, TrustLevel};
+use rag_packer::{Objective, RepackMethod, RepackMode, RepackPack};
 
 /// The value named `name` in `named`, or a `ValueError` such as
 /// `unknown mode "page"; expected chunk or context`, where `what` is `mode`.
@@ -76,4 +78,33 @@ impl<'py, T: Named> IntoPyObject<'py> for ByName<T> {
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
         Ok(PyString::new(py, self.name()))
     }
+}
+
+/// [`Named`] for the library's settings that list their values in `ALL` and name each with
+/// `as_str`, so the names Python takes are the library's own: the word an error calls the setting,
+/// then its type.
+macro_rules! named_by_the_library {
+    ($($what:literal => $setting:ty),+ $(,)?) => {
+        $(
+            impl Named for $setting {
+                const WHAT: &'static str = $what;
+                const ALL: &'static [Self] = &<$setting>::ALL;
+
+                fn name(self) -> &'static str {
+                    self.as_str()
+                }
+            }
+        )+
+    };
+}
+
+named_by_the_library! {
+    "order" => PackOrder,
+    "strategy" => SelectionStrategy,
+    "objective" => Objective,
+    "trust level" => TrustLevel,
+    "block type" => BlockType,
+    "method" => RepackMethod,
+    "mode" => RepackMode,
+    "pack" => RepackPack,
 }

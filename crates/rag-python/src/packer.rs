@@ -10,43 +10,10 @@ use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerC
 use crate::chunk::chunks_from_py;
 use crate::context::PyRequestContext;
 use crate::errors;
-use crate::names::{ByName, Named};
+use crate::names::ByName;
 use crate::packed::PyPackedContext;
 use crate::runtime::{Work, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
-
-impl Named for PackOrder {
-    const WHAT: &'static str = "order";
-    const ALL: &'static [Self] = &PackOrder::ALL;
-
-    fn name(self) -> &'static str {
-        self.as_str()
-    }
-}
-
-impl Named for SelectionStrategy {
-    const WHAT: &'static str = "strategy";
-    const ALL: &'static [Self] = &SelectionStrategy::ALL;
-
-    fn name(self) -> &'static str {
-        self.as_str()
-    }
-}
-
-/// rag-packer names the objectives only in its configuration docs.
-impl Named for Objective {
-    const WHAT: &'static str = "objective";
-    const ALL: &'static [Self] = &[Objective::Auto, Objective::ScoreSum, Objective::RankPrior];
-
-    fn name(self) -> &'static str {
-        match self {
-            Objective::ScoreSum => "score_sum",
-            Objective::RankPrior => "rank_prior",
-            // `Auto`, and any objective a later rag-packer adds: Python can set only the above.
-            _ => "auto",
-        }
-    }
-}
 
 /// How a `ContextPacker` packs. Checked when a packer is built from it.
 #[pyclass(module = "rag_packer", name = "PackerConfig")]

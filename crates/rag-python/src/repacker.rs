@@ -20,7 +20,7 @@ use rag_packer::{
 
 use crate::chunk::{PyChunk, chunks_from_py};
 use crate::errors;
-use crate::names;
+use crate::names::Named;
 use crate::runtime::{Work, run_awaitable, run_blocking};
 
 /// Renders each chunk through a template in the Repacker's `context` mode (and `pack_context`).
@@ -61,29 +61,6 @@ impl PyContextConfig {
     fn __repr__(&self) -> String {
         format!("ContextConfig({:?})", self.template)
     }
-}
-
-fn parse_method(name: &str) -> PyResult<RepackMethod> {
-    const METHODS: [(&str, RepackMethod); 3] = [
-        ("forward", RepackMethod::Forward),
-        ("reverse", RepackMethod::Reverse),
-        ("sides", RepackMethod::Sides),
-    ];
-    names::from_name("method", name, &METHODS)
-}
-
-fn parse_mode(name: &str) -> PyResult<RepackMode> {
-    const MODES: [(&str, RepackMode); 2] = [("chunk", RepackMode::Chunk), ("context", RepackMode::Context)];
-    names::from_name("mode", name, &MODES)
-}
-
-fn parse_pack(name: &str) -> PyResult<RepackPack> {
-    const PACKS: [(&str, RepackPack); 3] = [
-        ("truncate", RepackPack::Truncate),
-        ("greedy", RepackPack::Greedy),
-        ("knapsack", RepackPack::Knapsack),
-    ];
-    names::from_name("pack", name, &PACKS)
 }
 
 fn parse_batch_size(value: Option<&Bound<'_, PyAny>>) -> PyResult<BatchSize> {
@@ -194,12 +171,12 @@ impl PyRepackerEngine {
         batch_size: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = RepackerConfig {
-            method: parse_method(method)?,
-            mode: parse_mode(mode)?,
+            method: RepackMethod::from_name(method)?,
+            mode: RepackMode::from_name(mode)?,
             delimiter,
             size_fn: SizeFn::Chars,
             size_limit,
-            pack: parse_pack(pack)?,
+            pack: RepackPack::from_name(pack)?,
             batch_size: parse_batch_size(batch_size)?,
             context: context_config.map(|c| c.get().inner.clone()),
         };

@@ -22,6 +22,20 @@ pub enum RepackMethod {
     Sides,
 }
 
+impl RepackMethod {
+    /// Every method, for CLIs, bindings and exhaustive tests.
+    pub const ALL: [Self; 3] = [Self::Forward, Self::Reverse, Self::Sides];
+
+    /// The snake_case name bindings use (`forward`, `reverse`, `sides`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Forward => "forward",
+            Self::Reverse => "reverse",
+            Self::Sides => "sides",
+        }
+    }
+}
+
 /// SHAPE: what the Repacker returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RepackMode {
@@ -30,6 +44,19 @@ pub enum RepackMode {
     Chunk,
     /// Rendered text, chunks joined by the delimiter.
     Context,
+}
+
+impl RepackMode {
+    /// Every mode, for CLIs, bindings and exhaustive tests.
+    pub const ALL: [Self; 2] = [Self::Chunk, Self::Context];
+
+    /// The snake_case name bindings use (`chunk`, `context`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Chunk => "chunk",
+            Self::Context => "context",
+        }
+    }
 }
 
 /// PACK: how chunks are fitted against the size limit.
@@ -42,6 +69,20 @@ pub enum RepackPack {
     Greedy,
     /// The highest total score that fits ([`knapsack_select`](crate::knapsack_select)), kept in the given order.
     Knapsack,
+}
+
+impl RepackPack {
+    /// Every PACK strategy, for CLIs, bindings and exhaustive tests.
+    pub const ALL: [Self; 3] = [Self::Truncate, Self::Greedy, Self::Knapsack];
+
+    /// The snake_case name bindings use (`truncate`, `greedy`, `knapsack`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Truncate => "truncate",
+            Self::Greedy => "greedy",
+            Self::Knapsack => "knapsack",
+        }
+    }
 }
 
 /// PACK: how chunks are grouped into batches.

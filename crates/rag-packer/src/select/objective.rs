@@ -33,6 +33,20 @@ pub enum Objective {
     RankPrior,
 }
 
+impl Objective {
+    /// Every objective, for CLIs, bindings and exhaustive tests.
+    pub const ALL: [Self; 3] = [Self::Auto, Self::ScoreSum, Self::RankPrior];
+
+    /// The snake_case name bindings use (`auto`, `score_sum`, `rank_prior`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::ScoreSum => "score_sum",
+            Self::RankPrior => "rank_prior",
+        }
+    }
+}
+
 /// A chunk's value under [`Objective::RankPrior`], from its rank among the chunks with a positive
 /// score (0 = the best).
 ///
