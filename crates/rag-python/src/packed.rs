@@ -11,43 +11,32 @@ use crate::chunk::PySpan;
 use crate::json;
 
 /// An advisory note that some packed chunks disagree.
-#[pyclass(frozen, module = "rag_core", name = "ConflictAnnotation")]
+#[pyclass(frozen, get_all, module = "rag_core", name = "ConflictAnnotation")]
 pub(crate) struct PyConflictAnnotation {
-    inner: ConflictAnnotation,
+    /// `"numeric_disagreement"` or `"trust_mismatch"`.
+    kind: &'static str,
+    /// The chunks involved, in packed order.
+    chunk_ids: Vec<String>,
+    /// What disagrees, for a person to read, e.g. `"refund window is": 30 days vs 14 days`.
+    detail: String,
 }
 
 impl PyConflictAnnotation {
-    pub(crate) fn from_rust(inner: ConflictAnnotation) -> Self {
-        Self { inner }
+    pub(crate) fn from_rust(conflict: ConflictAnnotation) -> Self {
+        Self {
+            kind: conflict.kind.as_str(),
+            chunk_ids: conflict.chunk_ids.into_iter().map(ChunkId::into_string).collect(),
+            detail: conflict.detail,
+        }
     }
 }
 
 #[pymethods]
 impl PyConflictAnnotation {
-    /// `"numeric_disagreement"` or `"trust_mismatch"`.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.inner.kind.as_str()
-    }
-
-    /// The chunks involved, in packed order.
-    #[getter]
-    fn chunk_ids(&self) -> Vec<&str> {
-        self.inner.chunk_ids.iter().map(ChunkId::as_str).collect()
-    }
-
-    /// What disagrees, for a person to read, e.g. `"refund window is": 30 days vs 14 days`.
-    #[getter]
-    fn detail(&self) -> &str {
-        &self.inner.detail
-    }
-
     fn __repr__(&self) -> String {
         format!(
             "ConflictAnnotation(kind={:?}, chunk_ids={:?}, detail={:?})",
-            self.inner.kind.as_str(),
-            self.chunk_ids(),
-            self.inner.detail
+            self.kind, self.chunk_ids, self.detail
         )
     }
 }
@@ -107,48 +96,38 @@ impl PyDroppedChunk {
 }
 
 /// A piece of a rendered context: packed chunks of one document shown as one text.
-#[pyclass(frozen, module = "rag_core", name = "Excerpt")]
+#[pyclass(frozen, get_all, module = "rag_core", name = "Excerpt")]
 pub(crate) struct PyExcerpt {
-    inner: Excerpt,
+    /// The chunks it shows, in document order.
+    chunk_ids: Vec<String>,
+    /// Their document.
+    document_id: String,
+    /// The byte range of the document it covers, when its chunks have spans.
+    span: Option<PySpan>,
+    /// The titles of the headings enclosing its first chunk, outermost first.
+    heading_path: Vec<String>,
+    /// Whether a breadcrumb line (the heading path) precedes it in the context.
+    breadcrumb: bool,
+}
+
+impl PyExcerpt {
+    fn from_rust(excerpt: Excerpt) -> Self {
+        Self {
+            chunk_ids: excerpt.chunk_ids.into_iter().map(ChunkId::into_string).collect(),
+            document_id: excerpt.document_id.into_string(),
+            span: excerpt.span.map(|inner| PySpan { inner }),
+            heading_path: excerpt.heading_path,
+            breadcrumb: excerpt.breadcrumb,
+        }
+    }
 }
 
 #[pymethods]
 impl PyExcerpt {
-    /// The chunks it shows, in document order.
-    #[getter]
-    fn chunk_ids(&self) -> Vec<&str> {
-        self.inner.chunk_ids.iter().map(ChunkId::as_str).collect()
-    }
-
-    /// Their document.
-    #[getter]
-    fn document_id(&self) -> &str {
-        self.inner.document_id.as_str()
-    }
-
-    /// The byte range of the document it covers, when its chunks have spans.
-    #[getter]
-    fn span(&self) -> Option<PySpan> {
-        self.inner.span.map(|inner| PySpan { inner })
-    }
-
-    /// The titles of the headings enclosing its first chunk, outermost first.
-    #[getter]
-    fn heading_path(&self) -> Vec<String> {
-        self.inner.heading_path.clone()
-    }
-
-    /// Whether a breadcrumb line (the heading path) precedes it in the context.
-    #[getter]
-    fn breadcrumb(&self) -> bool {
-        self.inner.breadcrumb
-    }
-
     fn __repr__(&self) -> String {
         format!(
             "Excerpt(chunk_ids={:?}, document_id={:?})",
-            self.chunk_ids(),
-            self.inner.document_id.as_str()
+            self.chunk_ids, self.document_id
         )
     }
 }
@@ -168,9 +147,35 @@ pub(crate) struct PyPackedContext {
     /// How the context shows the packed chunks (`pack_context` only).
     #[pyo3(get)]
     excerpts: Py<PyList>,
-    /// The engine's result without its chunks (they are `chunks`, the caller's own objects),
-    /// conflicts and excerpts (Python objects above); `dropped` stays for the counts.
-    summary: PackedContext,
+    /// Tokens of the packed chunks (of the rendered context, for `pack_context`).
+    #[pyo3(get)]
+    tokens_used: usize,
+    /// The budget the packer was given.
+    #[pyo3(get)]
+    tokens_budget: usize,
+    /// The tokenizer the counts are in, e.g. `tiktoken:cl100k_base`.
+    #[pyo3(get)]
+    tokenizer: String,
+    /// The order applied, e.g. `lost_in_middle`.
+    #[pyo3(get)]
+    order: &'static str,
+    /// The selection strategy applied (`optimal` may fall back to `knapsack`).
+    #[pyo3(get)]
+    strategy: &'static str,
+    /// How many input chunks the request's principal may not see (it lacks one of their
+    /// `acl_labels`): left out first, and named nowhere, not even in `dropped`.
+    #[pyo3(get)]
+    hidden_by_acl: usize,
+    /// Remarks about the run, e.g. a strategy fallback or recounted token counts.
+    #[pyo3(get)]
+    notes: Vec<String>,
+    /// The rendered prompt context (`pack_context` only, else `None`).
+    #[pyo3(get)]
+    context: Option<String>,
+    /// How many chunks were dropped as exact or near duplicates.
+    dedup_drops: usize,
+    /// How many chunks were dropped for lack of room.
+    budget_drops: usize,
 }
 
 impl PyPackedContext {
@@ -192,96 +197,56 @@ impl PyPackedContext {
                 .ok_or_else(|| PyValueError::new_err(format!("packed chunk {} is not among the inputs", chunk.id)))?;
             chunks.append(originals[i].bind(py))?;
         }
-        packed.chunks.clear();
         let conflicts = PyList::empty(py);
         for conflict in std::mem::take(&mut packed.conflicts) {
             conflicts.append(PyConflictAnnotation::from_rust(conflict))?;
         }
+        let (dedup_drops, budget_drops) = (packed.dropped_dedup(), packed.dropped_budget());
         let dropped = PyList::empty(py);
-        for inner in packed.dropped.iter().cloned() {
+        for inner in std::mem::take(&mut packed.dropped) {
             dropped.append(PyDroppedChunk { inner })?;
         }
         let excerpts = PyList::empty(py);
         for inner in std::mem::take(&mut packed.excerpts) {
-            excerpts.append(PyExcerpt { inner })?;
+            excerpts.append(PyExcerpt::from_rust(inner))?;
         }
         Ok(Self {
             chunks: chunks.unbind(),
             conflicts: conflicts.unbind(),
             dropped: dropped.unbind(),
             excerpts: excerpts.unbind(),
-            summary: packed,
+            tokens_used: packed.tokens_used,
+            tokens_budget: packed.tokens_budget,
+            order: packed.order.as_str(),
+            strategy: packed.strategy.as_str(),
+            hidden_by_acl: packed.hidden_by_acl,
+            dedup_drops,
+            budget_drops,
+            tokenizer: packed.tokenizer,
+            notes: packed.notes,
+            context: packed.context,
         })
     }
 }
 
 #[pymethods]
 impl PyPackedContext {
-    /// Tokens of the packed chunks (of the rendered context, for `pack_context`).
-    #[getter]
-    fn tokens_used(&self) -> usize {
-        self.summary.tokens_used
-    }
-
-    /// The budget the packer was given.
-    #[getter]
-    fn tokens_budget(&self) -> usize {
-        self.summary.tokens_budget
-    }
-
-    /// The tokenizer the counts are in, e.g. `tiktoken:cl100k_base`.
-    #[getter]
-    fn tokenizer(&self) -> &str {
-        &self.summary.tokenizer
-    }
-
-    /// The order applied, e.g. `lost_in_middle`.
-    #[getter]
-    fn order(&self) -> &'static str {
-        self.summary.order.as_str()
-    }
-
-    /// The selection strategy applied (`optimal` may fall back to `knapsack`).
-    #[getter]
-    fn strategy(&self) -> &'static str {
-        self.summary.strategy.as_str()
-    }
-
-    /// How many input chunks the request's principal may not see (it lacks one of their
-    /// `acl_labels`): left out first, and named nowhere, not even in `dropped`.
-    #[getter]
-    fn hidden_by_acl(&self) -> usize {
-        self.summary.hidden_by_acl
-    }
-
-    /// Remarks about the run, e.g. a strategy fallback or recounted token counts.
-    #[getter]
-    fn notes(&self) -> Vec<String> {
-        self.summary.notes.clone()
-    }
-
-    /// The rendered prompt context (`pack_context` only, else `None`).
-    #[getter]
-    fn context(&self) -> Option<&str> {
-        self.summary.context.as_deref()
-    }
-
     /// How many chunks were dropped as exact or near duplicates.
     fn dropped_dedup(&self) -> usize {
-        self.summary.dropped_dedup()
+        self.dedup_drops
     }
 
     /// How many chunks were dropped for lack of room (budget or per-document cap).
     fn dropped_budget(&self) -> usize {
-        self.summary.dropped_budget()
+        self.budget_drops
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "PackedContext(chunks={}, tokens_used={}, tokens_budget={}, dropped={}, conflicts={})",
             self.chunks.bind(py).len(),
-            self.summary.tokens_used,
-            self.summary.tokens_budget,
+            self.tokens_used,
+            self.tokens_budget,
             self.dropped.bind(py).len(),
             self.conflicts.bind(py).len()
         )
