@@ -68,12 +68,8 @@ pub(crate) fn parse_error(py: Python<'_>, err: &ParseError) -> PyErr {
             ..
         } => {
             attrs.push(("source_uri", Attr::Str(source_uri.clone())));
-            if let Some(line) = line {
-                attrs.push(("line", Attr::Int(*line)));
-            }
-            if let Some(column) = column {
-                attrs.push(("column", Attr::Int(*column)));
-            }
+            attrs.extend(line.map(|line| ("line", Attr::Int(line))));
+            attrs.extend(column.map(|column| ("column", Attr::Int(column))));
         }
         _ => {}
     }
@@ -105,9 +101,7 @@ pub(crate) fn chunk_error(py: Python<'_>, err: &ChunkError) -> PyErr {
             source,
         } => {
             attrs.push(("document_id", Attr::Str(document_id.to_string())));
-            if let Some(offset) = offset {
-                attrs.push(("offset", Attr::Int(*offset)));
-            }
+            attrs.extend(offset.map(|offset| ("offset", Attr::Int(offset))));
             attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
             "ChunkError"
         }
