@@ -27,140 +27,91 @@ impl TokenCounter for WordCounter {
     }
 }
 
-/// Counts as `inner` but makes the additivity promise only if told to, so a test can run a chunker
-/// with and without the promise over the same counts.
+/// Counts as `inner` and records what it was asked, with two faults a test can turn on: it can
+/// withhold or make the additivity promise ([`promising`](Self::promising)), and fail one call
+/// as a remote or model-file tokenizer can ([`failing_at`](Self::failing_at)).
+///
+/// It counts the calls and the bytes of text it was handed, so a test can see how often and how
+/// much a chunker or packer counts. A counter with a failing call is named `flaky`, so its errors
+/// say which counter failed; otherwise it takes `inner`'s name.
 ///
 /// ```
-/// use rag_contract::testing::{Promising, WordCounter};
-/// use rag_core::TokenCounter;
+/// use rag_contract::testing::{SpyCounter, WordCounter};
+/// use rag_core::{TokenCounter, TokenizerError};
 ///
-/// assert!(Promising::new(WordCounter, true).splits_at_line_starts());
-/// assert_eq!(Promising::new(WordCounter, true).count("two words"), Ok(2));
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Promising<C> {
-    inner: C,
-    promise: bool,
-}
-
-impl<C: TokenCounter> Promising<C> {
-    /// Counts as `inner`, promising additivity if `promise`.
-    pub fn new(inner: C, promise: bool) -> Self {
-        Self { inner, promise }
-    }
-}
-
-impl<C: TokenCounter> TokenCounter for Promising<C> {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        self.inner.count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn splits_at_line_starts(&self) -> bool {
-        self.promise
-    }
-}
-
-/// Forwards to `inner` and adds up the bytes it was handed, to measure how much text a chunker
-/// counts per input byte.
-///
-/// ```
-/// use rag_contract::testing::{Metered, WordCounter};
-/// use rag_core::TokenCounter;
-///
-/// let metered = Metered::new(WordCounter);
-/// assert_eq!(metered.count("two words"), Ok(2));
-/// assert_eq!(metered.bytes(), 9);
+/// let spy = SpyCounter::new(WordCounter).promising(true).failing_at(2);
+/// assert!(spy.splits_at_line_starts());
+/// assert_eq!(spy.count("two words"), Ok(2));
+/// assert_eq!(spy.count("three"), Err(TokenizerError::new("flaky", "call 2 refused")));
+/// assert_eq!(spy.count("four"), Ok(1));
+/// assert_eq!((spy.calls(), spy.bytes()), (3, 18));
 /// ```
 #[derive(Debug)]
-pub struct Metered<C> {
+pub struct SpyCounter<C> {
     inner: C,
+    promise: Option<bool>,
+    fail_at: Option<usize>,
+    calls: AtomicUsize,
     bytes: AtomicUsize,
 }
 
-impl<C: TokenCounter> Metered<C> {
-    /// Forwards to `inner`, counting nothing yet.
+impl<C: TokenCounter> SpyCounter<C> {
+    /// Counts as `inner`, promising what it promises and never failing, with nothing recorded yet.
     pub fn new(inner: C) -> Self {
         Self {
             inner,
+            promise: None,
+            fail_at: None,
+            calls: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
         }
     }
 
-    /// The bytes of text counted so far.
+    /// Makes the additivity promise if `promise`, and withholds it otherwise, whatever `inner`
+    /// promises, so a test can run a chunker with and without it over the same counts.
+    #[must_use]
+    pub fn promising(mut self, promise: bool) -> Self {
+        self.promise = Some(promise);
+        self
+    }
+
+    /// Fails the `call`-th call (1-based) and forwards every other one.
+    #[must_use]
+    pub fn failing_at(mut self, call: usize) -> Self {
+        self.fail_at = Some(call);
+        self
+    }
+
+    /// The calls made so far, a failed one included.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    /// The bytes of text handed to it so far, a failed call's included.
     pub fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }
 }
 
-impl<C: TokenCounter> TokenCounter for Metered<C> {
-    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
-        self.bytes.fetch_add(text.len(), Ordering::Relaxed);
-        self.inner.count(text)
-    }
-
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn splits_at_line_starts(&self) -> bool {
-        self.inner.splits_at_line_starts()
-    }
-}
-
-/// Counts as `inner` until its `fail_at`-th call (1-based), which fails as a remote or model-file
-/// tokenizer can, named `flaky`; `fail_at` 0 never fails, to count the calls a run makes.
-///
-/// ```
-/// use rag_contract::testing::{FailsAt, WordCounter};
-/// use rag_core::{TokenCounter, TokenizerError};
-///
-/// let counter = FailsAt::new(2, WordCounter);
-/// assert_eq!(counter.count("one"), Ok(1));
-/// assert_eq!(counter.count("two"), Err(TokenizerError::new("flaky", "call 2 refused")));
-/// assert_eq!(counter.count("three"), Ok(1));
-/// assert_eq!(counter.calls(), 3);
-/// ```
-#[derive(Debug)]
-pub struct FailsAt<C> {
-    inner: C,
-    fail_at: usize,
-    calls: AtomicUsize,
-}
-
-impl<C: TokenCounter> FailsAt<C> {
-    /// Fails the `fail_at`-th call and forwards every other one to `inner`.
-    pub fn new(fail_at: usize, inner: C) -> Self {
-        Self {
-            inner,
-            fail_at,
-            calls: AtomicUsize::new(0),
-        }
-    }
-
-    /// The calls made so far, the failed one included.
-    pub fn calls(&self) -> usize {
-        self.calls.load(Ordering::Relaxed)
-    }
-}
-
-impl<C: TokenCounter> TokenCounter for FailsAt<C> {
+impl<C: TokenCounter> TokenCounter for SpyCounter<C> {
     fn count(&self, text: &str) -> Result<usize, TokenizerError> {
         let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        if call == self.fail_at {
+        self.bytes.fetch_add(text.len(), Ordering::Relaxed);
+        if self.fail_at == Some(call) {
             return Err(TokenizerError::new("flaky", format!("call {call} refused")));
         }
         self.inner.count(text)
     }
 
     fn name(&self) -> &str {
-        "flaky"
+        if self.fail_at.is_some() {
+            "flaky"
+        } else {
+            self.inner.name()
+        }
     }
 
     fn splits_at_line_starts(&self) -> bool {
-        self.inner.splits_at_line_starts()
+        self.promise.unwrap_or_else(|| self.inner.splits_at_line_starts())
     }
 }

@@ -12,7 +12,7 @@ use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_contract::reference::{self, priority_order};
-use rag_contract::testing::Metered;
+use rag_contract::testing::SpyCounter;
 use rag_core::{
     Chunk, ChunkError, CorpusId, DocumentId, DropReason, PackOrder, PackedContext, PackerError, ParseError,
     ParsedDocument, RequestContext, SelectionStrategy, SourceBytes, TokenCounter,
@@ -597,7 +597,7 @@ fn boilerplate_below_the_work_bound_is_deduplicated_exactly() {
 
 /// Bytes handed to the tokenizer per byte of input, chunking `text` as Markdown at 512/64.
 fn tokenizer_work(text: &str) -> f64 {
-    let metered = Arc::new(Metered::new(counter()));
+    let metered = Arc::new(SpyCounter::new(counter()));
     let parsed = parse(DocumentType::Markdown, "work.md", text.as_bytes()).unwrap();
     let chunker = HeadingAwareChunker::new(512, 64, metered.clone()).unwrap();
     chunker.chunk_document(&ctx(), &parsed).unwrap();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use invariants::{check_blocks, chunk_and_check, chunks_of, cl100k, ctx, o200k, parse, parse_md};
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter};
-use rag_contract::testing::{FailsAt, Promising};
+use rag_contract::testing::SpyCounter;
 use rag_core::{
     Block, BlockType, ChunkError, Chunker, Document, HeadingLevel, Health, ParsedDocument, Span, TokenCounter,
     TokenizerError,
@@ -512,9 +512,9 @@ fn foreign_parsers_blocks_with_whitespace_are_trimmed_and_blank_ones_dropped() {
     assert_eq!(chunks[1].metadata["heading_path"], json!(["Title"]));
 }
 
-/// Counts like cl100k, making the additivity promise if `promise`, and fails its `fail_at`-th call.
-fn fails_at(fail_at: usize, promise: bool) -> FailsAt<Promising<TiktokenCounter>> {
-    FailsAt::new(fail_at, Promising::new(TiktokenCounter::cl100k(), promise))
+/// Counts like cl100k, making the additivity promise if `promise`.
+fn spy(promise: bool) -> SpyCounter<TiktokenCounter> {
+    SpyCounter::new(TiktokenCounter::cl100k()).promising(promise)
 }
 
 #[test]
@@ -530,7 +530,7 @@ fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_off
     let parsed = parse_md(&text);
     for promise in [false, true] {
         let calls = {
-            let counter = Arc::new(fails_at(0, promise));
+            let counter = Arc::new(spy(promise));
             HeadingAwareChunker::new(24, 6, counter.clone())
                 .unwrap()
                 .chunk_document(&ctx(), &parsed)
@@ -539,7 +539,7 @@ fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_off
         };
         assert!(calls > 50, "{calls} calls");
         for fail_at in 1..=calls {
-            let chunker = HeadingAwareChunker::new(24, 6, Arc::new(fails_at(fail_at, promise))).unwrap();
+            let chunker = HeadingAwareChunker::new(24, 6, Arc::new(spy(promise).failing_at(fail_at))).unwrap();
             let err = chunker.chunk_document(&ctx(), &parsed).unwrap_err();
             let ChunkError::TokenCount {
                 document_id,
@@ -564,7 +564,7 @@ fn a_counter_that_fails_on_any_call_is_a_chunk_error_naming_the_document_and_off
 
 #[test]
 fn a_chunker_whose_counter_fails_is_unhealthy() {
-    let chunker = HeadingAwareChunker::new(64, 8, Arc::new(fails_at(1, false))).unwrap();
+    let chunker = HeadingAwareChunker::new(64, 8, Arc::new(spy(false).failing_at(1))).unwrap();
     assert_eq!(
         pollster::block_on(chunker.health()),
         Health::Unhealthy("tokenizer flaky failed: call 1 refused".into())

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use invariants::{chunk_and_check, parse, parse_md};
 use rag_chunker::{DocumentType, TiktokenCounter};
 use rag_contract::generate::line_text;
-use rag_contract::testing::{Metered, Promising};
+use rag_contract::testing::SpyCounter;
 
 fn fixture(name: &str) -> String {
     String::from_utf8(std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()).unwrap()
@@ -45,7 +45,7 @@ fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting(
     for (max, overlap) in [(512, 64), (64, 8), (16, 4)] {
         for doc in &docs {
             for promise in [false, true] {
-                let counter = Arc::new(Metered::new(Promising::new(TiktokenCounter::cl100k(), promise)));
+                let counter = Arc::new(SpyCounter::new(TiktokenCounter::cl100k()).promising(promise));
                 // Checks that every token_count is the exact count of its content, within max.
                 chunk_and_check(doc, max, overlap, counter);
             }
@@ -53,7 +53,7 @@ fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting(
     }
     let text = long_section();
     let bytes_counted = |promise| {
-        let counter = Arc::new(Metered::new(Promising::new(TiktokenCounter::cl100k(), promise)));
+        let counter = Arc::new(SpyCounter::new(TiktokenCounter::cl100k()).promising(promise));
         let chunker = rag_chunker::HeadingAwareChunker::new(512, 64, counter.clone()).unwrap();
         chunker.chunk_document(&invariants::ctx(), &parse_md(&text)).unwrap();
         counter.bytes() as f64 / text.len() as f64

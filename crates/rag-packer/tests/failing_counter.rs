@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 
-use rag_contract::testing::{FailsAt, WordCounter};
+use rag_contract::testing::{SpyCounter, WordCounter};
 use rag_core::RepackError;
 use rag_core::{Chunk, PackerError, RequestContext, TokenizerError};
 use rag_packer::{ContextPacker, PackerConfig, RepackPack, Repacker, SizeFn, chunk_tokens};
 
 /// Counts words until its `fail_at`-th call (1-based), which fails.
-fn fails_at(fail_at: usize) -> Arc<FailsAt<WordCounter>> {
-    Arc::new(FailsAt::new(fail_at, WordCounter))
+fn fails_at(fail_at: usize) -> Arc<SpyCounter<WordCounter>> {
+    Arc::new(SpyCounter::new(WordCounter).failing_at(fail_at))
 }
 
 /// Five chunks, the second with a cached count (never counted), the others counted.

@@ -8,7 +8,7 @@ use rag_bench::measure::{Sample, median, time};
 #[cfg(feature = "bpe-openai")]
 use rag_chunker::BpeOpenAiCounter;
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::testing::Metered;
+use rag_contract::testing::SpyCounter;
 use rag_core::{CorpusId, DocumentId, RequestContext, SourceBytes, TokenCounter};
 
 use crate::table::Table;
@@ -50,7 +50,7 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
 
     // Exactness and the bytes handed to the tokenizer, outside any clock.
-    let metered = Arc::new(Metered::new(tiktoken));
+    let metered = Arc::new(SpyCounter::new(tiktoken));
     let chunks = chunk_all(files, &HeadingAwareChunker::new(512, 64, metered.clone()).unwrap());
     let counted = metered.bytes();
     let exact = chunks
