@@ -28,6 +28,11 @@ fn kinds(chunks: &[rag_core::Chunk]) -> Vec<&str> {
 /// Budgets from roomy to tiny, so the packing, overlap and splitting paths all run.
 const CONFIGS: [(usize, usize); 4] = [(512, 64), (64, 16), (16, 4), (8, 0)];
 
+/// The `n` pieces `piece(0)`, `piece(1)`, ... written one after the other.
+fn numbered(n: usize, piece: impl Fn(usize) -> String) -> String {
+    (0..n).map(piece).collect()
+}
+
 #[test]
 fn every_fixture_keeps_every_promise_under_both_tokenizers() {
     for name in [
@@ -184,9 +189,9 @@ fn body_blocks_pack_until_the_next_would_overflow_and_keep_their_separators() {
 
 #[test]
 fn overlap_repeats_the_end_of_the_previous_chunk_at_a_boundary_and_stays_in_budget() {
-    let sentences: String = (0..60)
-        .map(|i| format!("Sentence {i} talks about retrieval and chunk boundaries. "))
-        .collect();
+    let sentences = numbered(60, |i| {
+        format!("Sentence {i} talks about retrieval and chunk boundaries. ")
+    });
     let text = format!("# Overlap\n\n{sentences}\n\n# Next\n\nAfter the heading.\n");
     let parsed = parse_md(&text);
     let counter = TiktokenCounter::cl100k();
@@ -215,9 +220,7 @@ fn overlap_repeats_the_end_of_the_previous_chunk_at_a_boundary_and_stays_in_budg
 
 #[test]
 fn long_code_blocks_split_between_lines() {
-    let lines: String = (0..300)
-        .map(|i| format!("    let value_{i} = compute({i}, \"#{i}\");\n"))
-        .collect();
+    let lines = numbered(300, |i| format!("    let value_{i} = compute({i}, \"#{i}\");\n"));
     let text = format!("## Code\n\n```rust\nfn main() {{\n{lines}}}\n```\n");
     let parsed = parse_md(&text);
     assert_eq!(parsed.blocks[1].block_type, BlockType::Code);
@@ -245,7 +248,7 @@ fn long_code_blocks_split_between_lines() {
 
 #[test]
 fn long_tables_split_between_rows_and_the_header_stays_with_its_delimiter() {
-    let rows: String = (0..200).map(|i| format!("| row {i} | value {} |\n", i * 7)).collect();
+    let rows = numbered(200, |i| format!("| row {i} | value {} |\n", i * 7));
     let text = format!("# Table\n\n| name | value |\n|------|-------|\n{rows}");
     let parsed = parse_md(&text);
     assert_eq!(
