@@ -7,7 +7,8 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 use crate::{
-    GUIDE_MD, dir_with, jsonl, partly_failed, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of,
+    GUIDE_MD, dir_with, jsonl, partly_failed, ragctl, ragctl_in, refused, scratch_dir, stderr_has, stdout_has,
+    stdout_of,
 };
 
 /// The documents of JSON Lines chunks, in output order, each once.
@@ -23,10 +24,7 @@ fn source_uris(stdout: &[u8]) -> Vec<String> {
 #[test]
 fn text_output_summarises_and_previews() {
     let dir = dir_with("text", &[("guide.md", GUIDE_MD)]);
-    let assert = ragctl()
-        .current_dir(&dir)
-        .args(["chunk", "guide.md", "-n", "2"])
-        .assert();
+    let assert = ragctl_in(&dir).args(["chunk", "guide.md", "-n", "2"]).assert();
     stdout_has(
         assert.success(),
         &[
@@ -43,7 +41,7 @@ fn text_output_summarises_and_previews() {
 #[test]
 fn jsonl_chunks_are_exact_slices_of_the_file() {
     let dir = dir_with("jsonl", &[("guide.md", GUIDE_MD)]);
-    let out = stdout_of(ragctl().current_dir(&dir).args([
+    let out = stdout_of(ragctl_in(&dir).args([
         "chunk",
         "guide.md",
         "--format",
@@ -107,7 +105,7 @@ fn directories_are_walked_recursively_in_sorted_order() {
         ],
     );
     std::fs::write(dir.join("docs/image.png"), [0u8, 159, 146, 150]).unwrap();
-    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", "docs", "--format", "jsonl"]));
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", "docs", "--format", "jsonl"]));
     assert_eq!(source_uris(&out), ["docs/a.txt", "docs/b.md", "docs/sub/c.markdown"]);
 }
 
@@ -119,8 +117,7 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     std::fs::write(dir.join("bad.md"), &bad).unwrap();
     std::fs::write(dir.join("notes.pdf"), "%PDF").unwrap();
     let assert = partly_failed(
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
             .args(["--format", "jsonl"]),
         &[
@@ -186,11 +183,7 @@ fn a_large_file_is_streamed_with_the_same_guarantees() {
     let big = sectioned_markdown(5_000, 40);
     assert!(big.len() > 8 << 20);
     let dir = dir_with("large", &[("big.md", &big), ("small.md", GUIDE_MD)]);
-    let out = stdout_of(
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "big.md", "small.md", "--format", "jsonl"]),
-    );
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", "big.md", "small.md", "--format", "jsonl"]));
     let chunks = jsonl(&out);
     let (big_chunks, small_chunks): (Vec<&Value>, Vec<&Value>) =
         chunks.iter().partition(|c| c["source_uri"] == "big.md");
@@ -215,7 +208,7 @@ fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
     refused(ragctl().args(["chunk", "/nonexistent"]))
         .stderr("error: /nonexistent: cannot read: No such file or directory (os error 2)\n");
     let dir = dir_with("noext", &[("README", "# Read me\n")]);
-    refused(ragctl().current_dir(&dir).args(["chunk", "README"])).stderr(predicate::str::contains(
+    refused(ragctl_in(&dir).args(["chunk", "README"])).stderr(predicate::str::contains(
         "error: README: no file extension to tell the type by; name it with --type",
     ));
 }
@@ -223,16 +216,10 @@ fn a_missing_path_is_reported_as_missing_not_as_a_file_type() {
 #[test]
 fn a_small_max_tokens_scales_the_default_overlap() {
     let dir = dir_with("overlap", &[("guide.md", GUIDE_MD)]);
-    let out =
-        stdout_of(
-            ragctl()
-                .current_dir(&dir)
-                .args(["chunk", "guide.md", "--max-tokens", "10", "--format", "jsonl"]),
-        );
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", "guide.md", "--max-tokens", "10", "--format", "jsonl"]));
     assert!(jsonl(&out).iter().all(|c| c["token_count"].as_u64().unwrap() <= 10));
     // An overlap the user chose is still checked as given.
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["chunk", "guide.md", "--max-tokens", "10", "--overlap-tokens", "64"])
         .assert()
         .code(2)
@@ -245,25 +232,19 @@ fn a_small_max_tokens_scales_the_default_overlap() {
 fn skipped_files_are_counted_and_listed_with_verbose() {
     let dir = dir_with("skipped", &[("docs/a.md", "# A\n"), ("docs/data.csv", "a,b\n")]);
     std::fs::write(dir.join("docs/image.png"), [0u8, 159]).unwrap();
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["chunk", "docs"])
         .assert()
         .success()
         .stderr("note: skipped 2 files of unsupported type in directories (-v lists them, --type reads every file)\n");
     stderr_has(
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "docs", "-v"])
-            .assert()
-            .success(),
+        ragctl_in(&dir).args(["chunk", "docs", "-v"]).assert().success(),
         &[
             "note: docs/data.csv: skipped, not a supported type",
             "note: docs/image.png: skipped, not a supported type",
         ],
     );
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["chunk", "docs", "--quiet"])
         .assert()
         .success()
@@ -286,12 +267,7 @@ fn ignore_files_and_hidden_entries_are_honoured_as_ripgrep_does() {
     // A `.git` directory makes `docs` a repository, where `.gitignore` applies.
     std::fs::create_dir_all(dir.join("docs/.git")).unwrap();
     let uris = |args: &[&str]| -> Vec<String> {
-        let out = stdout_of(
-            ragctl()
-                .current_dir(&dir)
-                .args(["chunk", "docs", "--format", "jsonl"])
-                .args(args),
-        );
+        let out = stdout_of(ragctl_in(&dir).args(["chunk", "docs", "--format", "jsonl"]).args(args));
         source_uris(&out)
     };
     assert_eq!(uris(&[]), ["docs/a.md"]);
@@ -313,11 +289,7 @@ fn each_file_is_chunked_once_and_non_utf8_names_get_distinct_ids() {
         std::fs::write(name(b"\xfe.md"), "# FE\n").unwrap();
         std::fs::write(name(b"100%.md"), "# Percent\n").unwrap();
     }
-    let out = stdout_of(
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", ".", "./a.md", "a.md", "--format", "jsonl"]),
-    );
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", ".", "./a.md", "a.md", "--format", "jsonl"]));
     let chunks = jsonl(&out);
     let mut ids: Vec<&str> = chunks.iter().map(|c| c["id"].as_str().unwrap()).collect();
     let count = ids.len();
@@ -348,8 +320,7 @@ fn dangling_and_looping_symlinks_are_reported() {
         std::os::unix::fs::symlink("loop1.md", dir.join("docs/loop2.md")).unwrap();
         std::os::unix::fs::symlink("a.md", dir.join("docs/link.md")).unwrap();
         let assert = stderr_has(
-            ragctl()
-                .current_dir(&dir)
+            ragctl_in(&dir)
                 .args(["chunk", "docs", "--format", "jsonl"])
                 .assert()
                 .success(),
@@ -364,7 +335,7 @@ fn dangling_and_looping_symlinks_are_reported() {
             chunks.iter().all(|c| c["source_uri"] == "docs/a.md"),
             "a link to a file already taken is not taken twice"
         );
-        refused(ragctl().current_dir(&dir).args(["chunk", "docs/dangling.md"])).stderr(predicate::str::starts_with(
+        refused(ragctl_in(&dir).args(["chunk", "docs/dangling.md"])).stderr(predicate::str::starts_with(
             "error: docs/dangling.md: symbolic link cannot be followed: No such file or directory",
         ));
     }
@@ -378,13 +349,13 @@ fn control_characters_in_names_and_content_are_escaped_in_text_output() {
         "# Title \x1b[2J\n\nBody \x1b]0;x\x07.\n",
     )
     .unwrap();
-    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", "."]));
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", "."]));
     let text = String::from_utf8(out).unwrap();
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     assert!(text.starts_with("./evil\\x1b]0;pwned\\x07.md\n"), "{text}");
     assert!(text.contains("# Title \\x1b[2J"), "{text}");
     // JSON Lines keep the bytes (JSON escapes them).
-    let out = stdout_of(ragctl().current_dir(&dir).args(["chunk", ".", "--format", "jsonl"]));
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", ".", "--format", "jsonl"]));
     assert_eq!(jsonl(&out)[0]["source_uri"], "./evil\x1b]0;pwned\x07.md");
 }
 
@@ -398,8 +369,7 @@ fn a_file_that_fails_half_way_leaves_no_chunk_in_the_output() {
     std::fs::write(dir.join("big.md"), &big).unwrap();
     std::fs::write(dir.join("small.md"), "# Small\n").unwrap();
     let assert = partly_failed(
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args(["chunk", "big.md", "small.md", "--format", "jsonl"])
             .args(["--max-tokens", "1", "--overlap-tokens", "0"]),
         &["max_tokens 1 is too small", "of document big.md"],
@@ -418,8 +388,7 @@ fn inputs_over_the_size_limit_are_refused_and_the_others_chunked() {
     let dir = dir_with("limit", &[("small.md", GUIDE_MD)]);
     std::fs::write(dir.join("big.md"), "# Big\n\n".repeat(1000)).unwrap();
     let assert = partly_failed(
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args(["chunk", "/dev/zero", "big.md", "small.md", "--type", "markdown"])
             .args(["--format", "jsonl", "--max-input-bytes", "4K"]),
         &[
@@ -449,8 +418,7 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
         &[("a.md", "# Title\n\nRerankers score (query, passage) pairs.\n")],
     );
     let out = stdout_of(
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args(["chunk", "a.md", "--format", "jsonl", "--tokenizer"])
             .arg(tiny_tokenizer()),
     );
@@ -465,8 +433,7 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
     let long = format!("# T\n\n{}\n", "Rerankers score (query, passage) pairs. ".repeat(40));
     std::fs::write(dir.join("long.md"), long).unwrap();
     let out = stdout_of(
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args([
                 "chunk",
                 "long.md",
@@ -486,16 +453,10 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
 #[test]
 fn a_missing_tokenizer_json_is_an_error_naming_it() {
     let dir = dir_with("hf-missing", &[("a.md", "# Title\n")]);
-    refused(
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"]),
-    )
-    .stderr(predicate::str::contains(
-        "error: tokenizer models/tokenizer.json: cannot read: No such file or directory",
-    ));
-    ragctl()
-        .current_dir(&dir)
+    refused(ragctl_in(&dir).args(["chunk", "a.md", "--tokenizer", "models/tokenizer.json"])).stderr(
+        predicate::str::contains("error: tokenizer models/tokenizer.json: cannot read: No such file or directory"),
+    );
+    ragctl_in(&dir)
         .args(["chunk", "a.md", "--tokenizer", "llama3"])
         .assert()
         .code(2)

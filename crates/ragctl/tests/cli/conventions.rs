@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::{dir_with, ragctl, scratch_dir};
+use crate::{dir_with, ragctl, ragctl_in, scratch_dir};
 
 #[test]
 fn completions_are_printed_for_each_shell() {
@@ -83,8 +83,7 @@ fn color_follows_the_flag_and_no_color() {
 fn quiet_silences_warnings_and_notes_but_not_errors() {
     let dir = dir_with("quiet", &[("a.md", "# A\n")]);
     std::fs::write(dir.join("b.png"), [0u8]).unwrap();
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["chunk", ".", "missing.md", "-q"])
         .assert()
         .code(1)

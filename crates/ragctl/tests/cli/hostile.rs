@@ -10,7 +10,7 @@
 use predicates::prelude::*;
 use serde_json::{Value, json};
 
-use crate::{chunk_line, dir_with, json_of, jsonl, partly_failed, ragctl, refused, scratch_dir, stdout_of};
+use crate::{chunk_line, dir_with, json_of, jsonl, partly_failed, ragctl, ragctl_in, refused, scratch_dir, stdout_of};
 
 /// The hostile files: name and bytes. `bad.md` and `binary.md` are not UTF-8.
 fn hostile_files() -> Vec<(&'static str, Vec<u8>)> {
@@ -81,10 +81,12 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
         std::fs::write(dir.join(name), bytes).unwrap();
     }
     let output = partly_failed(
-        ragctl()
-            .current_dir(&dir)
-            .args(["chunk", ".", "--format", "jsonl"])
-            .args(["--max-tokens", "128", "--overlap-tokens", "16"]),
+        ragctl_in(&dir).args(["chunk", ".", "--format", "jsonl"]).args([
+            "--max-tokens",
+            "128",
+            "--overlap-tokens",
+            "16",
+        ]),
         &[
             "error: ./bad.md: invalid UTF-8 at byte offset 26",
             "error: ./binary.md: invalid UTF-8 at byte offset 0",
@@ -114,8 +116,7 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
 fn pack_lines(name: &str, lines: &[String], args: &[&str]) -> assert_cmd::assert::Assert {
     let dir = scratch_dir(name);
     std::fs::write(dir.join("in.jsonl"), lines.join("\n")).unwrap();
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["pack", "refund window", "--input", "in.jsonl"])
         .args(args)
         .assert()
@@ -241,8 +242,7 @@ fn endless_and_oversized_inputs_are_refused_within_their_limits() {
     pack_lines("long-line-ok", &[long], &["--max-line-bytes", "2M"]).success();
     // `chunk` on a device without end: refused, the other input still chunked.
     let dir = dir_with("zero", &[("a.txt", "Some text.\n")]);
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args([
             "chunk",
             "/dev/zero",
@@ -269,9 +269,7 @@ fn byte_order_marks_crlf_nul_and_invalid_utf8_in_jsonl_are_read_or_named_by_line
     input.extend_from_slice(b"\r\n");
     std::fs::write(dir.join("ok.jsonl"), &input).unwrap();
     let out = json_of(&stdout_of(
-        ragctl()
-            .current_dir(&dir)
-            .args(["pack", "first", "--input", "ok.jsonl", "--format", "json"]),
+        ragctl_in(&dir).args(["pack", "first", "--input", "ok.jsonl", "--format", "json"]),
     ));
     assert_eq!(out["chunks_in"], 2);
     // Invalid UTF-8 in a later line, and a byte-order mark anywhere but the start.
@@ -290,7 +288,7 @@ fn byte_order_marks_crlf_nul_and_invalid_utf8_in_jsonl_are_read_or_named_by_line
         let mut bad_input = input.clone();
         bad_input.extend_from_slice(&bad);
         std::fs::write(dir.join("bad.jsonl"), &bad_input).unwrap();
-        refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
+        refused(ragctl_in(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
             .stderr(predicate::str::diff(message).name(name));
     }
 }

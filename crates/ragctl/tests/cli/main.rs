@@ -19,6 +19,13 @@ pub fn ragctl() -> Command {
     Command::cargo_bin("ragctl").unwrap()
 }
 
+/// The `ragctl` binary, run from `dir` (so the paths it prints are relative to it).
+pub fn ragctl_in(dir: &Path) -> Command {
+    let mut cmd = ragctl();
+    cmd.current_dir(dir);
+    cmd
+}
+
 /// Runs `cmd`, asserts that it succeeded, and returns its standard output.
 pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
     cmd.assert().success().get_output().stdout.clone()

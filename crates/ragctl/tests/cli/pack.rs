@@ -5,8 +5,8 @@ use rag_core::TokenCounter as _;
 use serde_json::{Value, json};
 
 use crate::{
-    GUIDE_MD, chunk_line, dir_with, json_of, ragctl, refused, scratch_dir, stderr_has, stdout_has, stdout_of,
-    workspace_root,
+    GUIDE_MD, chunk_line, dir_with, json_of, ragctl, ragctl_in, refused, scratch_dir, stderr_has, stdout_has,
+    stdout_of, workspace_root,
 };
 
 /// `ragctl pack QUERY --input - --format json FLAGS` with `stdin`: the packed context's JSON.
@@ -42,7 +42,7 @@ fn the_demo_corpus_packs_with_demo_and_says_so() {
 #[test]
 fn chunk_output_pipes_into_pack() {
     let root = workspace_root();
-    let chunked = stdout_of(ragctl().current_dir(&root).args([
+    let chunked = stdout_of(ragctl_in(&root).args([
         "chunk",
         "docs",
         "--format",
@@ -79,8 +79,7 @@ fn alpha_and_beta() -> String {
 fn the_context_format_renders_the_template() {
     let input = alpha_and_beta();
     let dir = dir_with("context", &[("in.jsonl", &input)]);
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args([
             "pack",
             "q",
@@ -101,8 +100,7 @@ fn the_context_format_renders_the_template() {
 fn a_malformed_line_is_named_and_nothing_is_printed() {
     let input = [chunk_line("a", "ok", json!({})), "{\"id\": \"b\", oops".to_owned()].join("\n");
     let dir = dir_with("malformed", &[("in.jsonl", &input)]);
-    refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "in.jsonl"]))
-        .stderr(predicate::str::contains("in.jsonl:2:"));
+    refused(ragctl_in(&dir).args(["pack", "q", "--input", "in.jsonl"])).stderr(predicate::str::contains("in.jsonl:2:"));
 }
 
 #[test]
@@ -233,7 +231,7 @@ fn require_tenant_refuses_chunks_without_one_naming_the_line() {
     ]
     .join("\n");
     let dir = dir_with("require-tenant", &[("in.jsonl", &input)]);
-    refused(ragctl().current_dir(&dir).args([
+    refused(ragctl_in(&dir).args([
         "pack",
         "q",
         "--input",
@@ -282,13 +280,12 @@ fn invalid_utf8_names_the_line_and_a_byte_order_mark_is_accepted() {
     std::fs::write(dir.join("bom.jsonl"), &input).unwrap();
     input.extend_from_slice(b"\n{\"id\":\"b\xff\"}\n");
     std::fs::write(dir.join("bad.jsonl"), &input).unwrap();
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["pack", "q", "--input", "bom.jsonl"])
         .assert()
         .success()
         .stdout(predicate::str::contains("chunks_in:      1"));
-    refused(ragctl().current_dir(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
+    refused(ragctl_in(&dir).args(["pack", "q", "--input", "bad.jsonl"]))
         .stderr("error: bad.jsonl:2: invalid UTF-8 at byte 8 of the line\n");
 }
 
@@ -444,16 +441,12 @@ fn knapsack_keeps_the_best_section_unless_the_seeds_score_sum_is_asked_for() {
 fn an_input_that_is_not_jsonl_is_refused_with_how_to_make_jsonl() {
     // The commonest slip: `ragctl chunk` prints its text report unless asked for JSONL.
     let dir = dir_with("not-jsonl", &[("guide.md", GUIDE_MD)]);
-    let report = stdout_of(ragctl().current_dir(&dir).args(["chunk", "guide.md"]));
+    let report = stdout_of(ragctl_in(&dir).args(["chunk", "guide.md"]));
     std::fs::write(dir.join("chunks.jsonl"), report).unwrap();
     let hint = "(the input is not JSONL: each line must be one chunk as a JSON object; \
                 `ragctl chunk --format jsonl` writes that)";
     stderr_has(
-        refused(
-            ragctl()
-                .current_dir(&dir)
-                .args(["pack", "q", "--input", "chunks.jsonl"]),
-        ),
+        refused(ragctl_in(&dir).args(["pack", "q", "--input", "chunks.jsonl"])),
         &["error: chunks.jsonl:1: expected value at line 1 column 1 ", hint],
     );
     // A JSON array of chunks is one line that is not a chunk; the message names what a line must be.
@@ -486,8 +479,7 @@ fn an_empty_context_is_warned_of_with_why() {
     .join("\n");
     let dir = dir_with("empty-context", &[("in.jsonl", &lines), ("none.jsonl", "")]);
     let pack = |input: &str, budget: &str| {
-        ragctl()
-            .current_dir(&dir)
+        ragctl_in(&dir)
             .args([
                 "pack", "refund", "--format", "context", "--budget", budget, "--input", input,
             ])
@@ -501,8 +493,7 @@ fn an_empty_context_is_warned_of_with_why() {
     );
     pack("none.jsonl", "100").stderr("warning: the context is empty: none.jsonl holds no chunks\n");
     // Something packed: no warning.
-    ragctl()
-        .current_dir(&dir)
+    ragctl_in(&dir)
         .args(["pack", "refund", "--format", "context", "--input", "in.jsonl"])
         .assert()
         .success()
