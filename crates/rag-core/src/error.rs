@@ -80,6 +80,42 @@ pub enum ParseError {
     },
 }
 
+impl ParseError {
+    /// The document the error is about, as its file path or URL.
+    pub fn source_uri(&self) -> &str {
+        match self {
+            Self::InvalidUtf8 { source_uri, .. }
+            | Self::UnsupportedType { source_uri, .. }
+            | Self::Malformed { source_uri, .. }
+            | Self::Io { source_uri, .. } => source_uri,
+        }
+    }
+
+    /// The byte offset of the problem in the input as read, when the error has one.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Self::InvalidUtf8 { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    /// The 1-based line of the problem, when known.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Self::Malformed { line, .. } => *line,
+            _ => None,
+        }
+    }
+
+    /// The 1-based column of the problem, when known.
+    pub fn column(&self) -> Option<usize> {
+        match self {
+            Self::Malformed { column, .. } => *column,
+            _ => None,
+        }
+    }
+}
+
 fn location_suffix(line: Option<usize>, column: Option<usize>) -> String {
     match (line, column) {
         (Some(line), Some(column)) => format!(":{line}:{column}"),
@@ -126,6 +162,41 @@ pub enum ChunkError {
         /// The counter's error.
         source: TokenizerError,
     },
+}
+
+impl ChunkError {
+    /// The document being chunked, when the error is about one.
+    pub fn document_id(&self) -> Option<&DocumentId> {
+        match self {
+            Self::MalformedBlock { document_id, .. } | Self::TokenCount { document_id, .. } => Some(document_id),
+            _ => None,
+        }
+    }
+
+    /// The index of the inconsistent block in `ParsedDocument::blocks`.
+    pub fn block_index(&self) -> Option<usize> {
+        match self {
+            Self::MalformedBlock { block_index, .. } => Some(*block_index),
+            _ => None,
+        }
+    }
+
+    /// The byte offset in the document's text where the failed count started, when known.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Self::TokenCount { offset, .. } => *offset,
+            _ => None,
+        }
+    }
+
+    /// The tokenizer that failed or is unknown.
+    pub fn tokenizer(&self) -> Option<&str> {
+        match self {
+            Self::Tokenizer { tokenizer, .. } => Some(tokenizer),
+            Self::TokenCount { source, .. } => Some(&source.tokenizer),
+            _ => None,
+        }
+    }
 }
 
 fn counted_at(offset: Option<usize>) -> String {
@@ -251,6 +322,32 @@ pub enum PackerError {
     },
 }
 
+impl PackerError {
+    /// The chunk the error is about, when it is about one.
+    pub fn chunk_id(&self) -> Option<&ChunkId> {
+        match self {
+            Self::ForeignTenant { chunk_id, .. }
+            | Self::MissingTokenCount { chunk_id }
+            | Self::ForeignTokenCount { chunk_id, .. }
+            | Self::ZeroTokens { chunk_id }
+            | Self::NonFiniteScore { chunk_id, .. }
+            | Self::DuplicateChunkId { chunk_id }
+            | Self::MissingContent { chunk_id }
+            | Self::Tokenizer { chunk_id, .. } => Some(chunk_id),
+            _ => None,
+        }
+    }
+
+    /// The tokenizer that failed, or that a refused `token_count` was made with.
+    pub fn tokenizer(&self) -> Option<&str> {
+        match self {
+            Self::ForeignTokenCount { tokenizer, .. } => Some(tokenizer),
+            Self::Tokenizer { source, .. } | Self::ContextCount { source } => Some(&source.tokenizer),
+            _ => None,
+        }
+    }
+}
+
 /// The Repacker refused its configuration or input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -310,9 +407,81 @@ pub enum RepackError {
     },
 }
 
+impl RepackError {
+    /// The chunk the error is about, when it is about one.
+    pub fn chunk_id(&self) -> Option<&ChunkId> {
+        match self {
+            Self::MissingContent { chunk_id }
+            | Self::MissingTokenCount { chunk_id }
+            | Self::ChunkTooLarge { chunk_id, .. }
+            | Self::NonFiniteScore { chunk_id, .. }
+            | Self::Tokenizer { chunk_id, .. } => Some(chunk_id),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_place_an_error_names_can_be_read_without_matching_its_variant() {
+        let err = ParseError::Malformed {
+            source_uri: "scan.ocr.json".into(),
+            line: Some(3),
+            column: None,
+            message: "missing field `regions`".into(),
+        };
+        assert_eq!(
+            (err.source_uri(), err.line(), err.column(), err.offset()),
+            ("scan.ocr.json", Some(3), None, None)
+        );
+        let err = ParseError::InvalidUtf8 {
+            source_uri: "a.md".into(),
+            offset: 17,
+        };
+        assert_eq!((err.source_uri(), err.offset(), err.line()), ("a.md", Some(17), None));
+
+        let err = ChunkError::TokenCount {
+            document_id: "doc".into(),
+            offset: Some(40),
+            source: TokenizerError::new("remote", "timed out"),
+        };
+        assert_eq!(err.document_id().map(DocumentId::as_str), Some("doc"));
+        assert_eq!(
+            (err.offset(), err.block_index(), err.tokenizer()),
+            (Some(40), None, Some("remote"))
+        );
+        let err = ChunkError::MalformedBlock {
+            document_id: "doc".into(),
+            block_index: 4,
+            message: "span outside the text".into(),
+        };
+        assert_eq!((err.block_index(), err.tokenizer()), (Some(4), None));
+
+        let err = PackerError::ForeignTokenCount {
+            chunk_id: "c1".into(),
+            tokenizer: "words".into(),
+            expected: "tiktoken:cl100k_base".into(),
+        };
+        assert_eq!(
+            (err.chunk_id().map(ChunkId::as_str), err.tokenizer()),
+            (Some("c1"), Some("words"))
+        );
+        let err = PackerError::ContextCount {
+            source: TokenizerError::new("remote", "timed out"),
+        };
+        assert_eq!((err.chunk_id(), err.tokenizer()), (None, Some("remote")));
+        assert_eq!(PackerError::InvalidBudget { budget: 0 }.chunk_id(), None);
+
+        let err = RepackError::ChunkTooLarge {
+            chunk_id: "c2".into(),
+            size: 9,
+            limit: 4,
+        };
+        assert_eq!(err.chunk_id().map(ChunkId::as_str), Some("c2"));
+    }
 
     #[test]
     fn parse_errors_name_the_file_and_place() {

@@ -50,114 +50,61 @@ pub(crate) fn with_cause(py: Python<'_>, err: PyErr, cause: Option<PyErr>) -> Py
     err
 }
 
+/// The attributes among `attrs` that the error has, for [`raise`].
+fn present<'a>(attrs: impl IntoIterator<Item = Option<(&'a str, Attr)>>) -> Vec<(&'a str, Attr)> {
+    attrs.into_iter().flatten().collect()
+}
+
+fn str_attr(name: &str, value: impl ToString) -> (&str, Attr) {
+    (name, Attr::Str(value.to_string()))
+}
+
 /// A parser's error as `ParseError`, with `source_uri` and, when known, `offset`, `line`, `column`.
 pub(crate) fn parse_error(py: Python<'_>, err: &ParseError) -> PyErr {
-    let mut attrs = Vec::new();
-    match err {
-        ParseError::InvalidUtf8 { source_uri, offset } => {
-            attrs.push(("source_uri", Attr::Str(source_uri.clone())));
-            attrs.push(("offset", Attr::Int(*offset)));
-        }
-        ParseError::UnsupportedType { source_uri, .. } | ParseError::Io { source_uri, .. } => {
-            attrs.push(("source_uri", Attr::Str(source_uri.clone())));
-        }
-        ParseError::Malformed {
-            source_uri,
-            line,
-            column,
-            ..
-        } => {
-            attrs.push(("source_uri", Attr::Str(source_uri.clone())));
-            attrs.extend(line.map(|line| ("line", Attr::Int(line))));
-            attrs.extend(column.map(|column| ("column", Attr::Int(column))));
-        }
-        _ => {}
-    }
+    let attrs = present([
+        Some(str_attr("source_uri", err.source_uri())),
+        err.offset().map(|offset| ("offset", Attr::Int(offset))),
+        err.line().map(|line| ("line", Attr::Int(line))),
+        err.column().map(|column| ("column", Attr::Int(column))),
+    ]);
     raise(py, "ParseError", err.to_string(), attrs)
 }
 
 /// A chunker's error: `ChunkerConfigError` (also a `ValueError`) for a configuration that cannot
 /// work, `ChunkError` otherwise, with `document_id`, `block_index`, `offset` or `tokenizer`.
 pub(crate) fn chunk_error(py: Python<'_>, err: &ChunkError) -> PyErr {
-    let mut attrs = Vec::new();
     let class = match err {
         ChunkError::InvalidConfig { .. } => "ChunkerConfigError",
-        ChunkError::Tokenizer { tokenizer, .. } => {
-            attrs.push(("tokenizer", Attr::Str(tokenizer.clone())));
-            "ChunkError"
-        }
-        ChunkError::MalformedBlock {
-            document_id,
-            block_index,
-            ..
-        } => {
-            attrs.push(("document_id", Attr::Str(document_id.to_string())));
-            attrs.push(("block_index", Attr::Int(*block_index)));
-            "ChunkError"
-        }
-        ChunkError::TokenCount {
-            document_id,
-            offset,
-            source,
-        } => {
-            attrs.push(("document_id", Attr::Str(document_id.to_string())));
-            attrs.extend(offset.map(|offset| ("offset", Attr::Int(offset))));
-            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
-            "ChunkError"
-        }
         _ => "ChunkError",
     };
+    let attrs = present([
+        err.document_id().map(|id| str_attr("document_id", id)),
+        err.block_index().map(|index| ("block_index", Attr::Int(index))),
+        err.offset().map(|offset| ("offset", Attr::Int(offset))),
+        err.tokenizer().map(|tokenizer| str_attr("tokenizer", tokenizer)),
+    ]);
     raise(py, class, err.to_string(), attrs)
 }
 
-/// The packer's error as `PackerError` (a `RetrievalError`), with `chunk_id` or `budget`.
+/// The packer's error as `PackerError` (a `RetrievalError`), with `chunk_id`, `tokenizer`,
+/// `budget` or `score`.
 pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
-    let mut attrs = Vec::new();
-    match err {
-        PackerError::InvalidBudget { budget } => {
-            attrs.push(("budget", Attr::Signed(*budget)));
-        }
-        PackerError::ForeignTenant { chunk_id, .. }
-        | PackerError::MissingTokenCount { chunk_id }
-        | PackerError::ZeroTokens { chunk_id }
-        | PackerError::DuplicateChunkId { chunk_id }
-        | PackerError::MissingContent { chunk_id } => {
-            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
-        }
-        PackerError::NonFiniteScore { chunk_id, score } => {
-            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
-            attrs.push(("score", Attr::Float(*score)));
-        }
-        PackerError::Tokenizer { chunk_id, source } => {
-            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
-            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
-        }
-        PackerError::ForeignTokenCount {
-            chunk_id, tokenizer, ..
-        } => {
-            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
-            attrs.push(("tokenizer", Attr::Str(tokenizer.clone())));
-        }
-        PackerError::ContextCount { source } => {
-            attrs.push(("tokenizer", Attr::Str(source.tokenizer.clone())));
-        }
-        _ => {}
-    }
+    let (budget, score) = match err {
+        PackerError::InvalidBudget { budget } => (Some(*budget), None),
+        PackerError::NonFiniteScore { score, .. } => (None, Some(*score)),
+        _ => (None, None),
+    };
+    let attrs = present([
+        err.chunk_id().map(|id| str_attr("chunk_id", id)),
+        err.tokenizer().map(|tokenizer| str_attr("tokenizer", tokenizer)),
+        budget.map(|budget| ("budget", Attr::Signed(budget))),
+        score.map(|score| ("score", Attr::Float(score))),
+    ]);
     raise(py, "PackerError", err.to_string(), attrs)
 }
 
 /// The Repacker's error as `RepackError` (a `RetrievalError`), with `chunk_id` where one is named.
 pub(crate) fn repack_error(py: Python<'_>, err: &RepackError) -> PyErr {
-    let mut attrs = Vec::new();
-    match err {
-        RepackError::MissingContent { chunk_id }
-        | RepackError::MissingTokenCount { chunk_id }
-        | RepackError::ChunkTooLarge { chunk_id, .. }
-        | RepackError::NonFiniteScore { chunk_id, .. }
-        | RepackError::Tokenizer { chunk_id, .. } => {
-            attrs.push(("chunk_id", Attr::Str(chunk_id.to_string())));
-        }
-        _ => {}
-    }
+    let attrs = present([err.chunk_id().map(|id| str_attr("chunk_id", id))]);
     raise(py, "RepackError", err.to_string(), attrs)
 }
