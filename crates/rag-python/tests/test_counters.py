@@ -57,7 +57,7 @@ def test_an_exception_in_count_is_a_chunk_error_caused_by_it(ctx):
     err = caught.value
     assert "docs/g.md" in str(err)
     assert "tokenizer remote failed: ConnectionError: tokenizer service unavailable" in str(err)
-    assert err.document_id is None or err.document_id == "docs/g.md"
+    assert (err.document_id, err.tokenizer) == ("docs/g.md", "remote")
     assert isinstance(err.__cause__, ConnectionError)
     # The same through the async method.
     with pytest.raises(ChunkError) as caught:
@@ -71,7 +71,7 @@ def test_an_exception_in_count_is_a_packer_error_naming_the_chunk(ctx):
     with pytest.raises(PackerError) as caught:
         packer.pack_blocking(ctx, chunks, 100)
     assert "chunk a" in str(caught.value)
-    assert caught.value.chunk_id == "a"
+    assert (caught.value.chunk_id, caught.value.tokenizer) == ("a", "remote")
     assert isinstance(caught.value.__cause__, ConnectionError)
     # A chunk with a cached token_count is never counted.
     chunks[0].token_count = 3
