@@ -75,7 +75,8 @@ impl<C: TokenCounter> SpyCounter<C> {
         self
     }
 
-    /// Fails the `call`-th call (1-based) and forwards every other one.
+    /// Fails the `call`-th call (1-based, so `failing_at(0)` never fails) and forwards every
+    /// other one.
     #[must_use]
     pub fn failing_at(mut self, call: usize) -> Self {
         self.fail_at = Some(call);

@@ -597,11 +597,11 @@ fn boilerplate_below_the_work_bound_is_deduplicated_exactly() {
 
 /// Bytes handed to the tokenizer per byte of input, chunking `text` as Markdown at 512/64.
 fn tokenizer_work(text: &str) -> f64 {
-    let metered = Arc::new(SpyCounter::new(counter()));
+    let spy = Arc::new(SpyCounter::new(counter()));
     let parsed = parse(DocumentType::Markdown, "work.md", text.as_bytes()).unwrap();
-    let chunker = HeadingAwareChunker::new(512, 64, metered.clone()).unwrap();
+    let chunker = HeadingAwareChunker::new(512, 64, spy.clone()).unwrap();
     chunker.chunk_document(&ctx(), &parsed).unwrap();
-    metered.bytes() as f64 / text.len() as f64
+    spy.bytes() as f64 / text.len() as f64
 }
 
 #[test]

@@ -173,7 +173,7 @@ impl ChunkError {
         }
     }
 
-    /// The index of the inconsistent block in `ParsedDocument::blocks`.
+    /// The index of the inconsistent block in `ParsedDocument::blocks`, when a block is the problem.
     pub fn block_index(&self) -> Option<usize> {
         match self {
             Self::MalformedBlock { block_index, .. } => Some(*block_index),
@@ -189,7 +189,7 @@ impl ChunkError {
         }
     }
 
-    /// The tokenizer that failed or is unknown.
+    /// The tokenizer that failed or is unknown, when a tokenizer is the problem.
     pub fn tokenizer(&self) -> Option<&str> {
         match self {
             Self::Tokenizer { tokenizer, .. } => Some(tokenizer),

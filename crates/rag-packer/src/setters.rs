@@ -2,7 +2,7 @@
 
 /// Writes `#[must_use]` builder methods that each set one field and return `self`.
 ///
-/// `fn with_order(order: PackOrder);` becomes
+/// `pub fn with_order(order: PackOrder);` becomes
 /// `pub fn with_order(mut self, order: PackOrder) -> Self { self.order = order; self }`, with the
 /// doc comments written above it; `in config:` before the list sets `self.config.<field>`
 /// instead. A setter that converts its argument or sets more than its field is written out by

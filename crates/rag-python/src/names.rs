@@ -45,7 +45,9 @@ pub(crate) trait Named: Copy + 'static {
 }
 
 /// A setting kept as the library's value and seen by Python as its name, so that a
-/// `#[pyo3(get, set)]` field of this type reads as the name and takes one.
+/// `#[pyo3(get)]` field of this type reads as the name. Its setter takes a `str` and calls
+/// [`ByName::from_name`]: extracting the name here instead would add PyO3's "while processing"
+/// note to the `ValueError` of an unknown name.
 #[derive(Clone, Copy)]
 pub(crate) struct ByName<T>(pub(crate) T);
 
@@ -58,15 +60,6 @@ impl<T: Named> ByName<T> {
     /// The value's name.
     pub(crate) fn name(self) -> &'static str {
         self.0.name()
-    }
-}
-
-impl<T: Named> FromPyObject<'_, '_> for ByName<T> {
-    type Error = PyErr;
-
-    /// The value of a `str` name; anything else is the `TypeError` a `&str` argument raises.
-    fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        Self::from_name(&obj.cast::<PyString>()?.to_cow()?)
     }
 }
 

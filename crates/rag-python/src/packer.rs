@@ -21,13 +21,13 @@ use crate::tokens::{CallCounter, CounterSource};
 pub(crate) struct PyPackerConfig {
     /// The order of the packed chunks: `lost_in_middle`, `descending`, `ascending`, `input`,
     /// `reverse` or `sides`.
-    #[pyo3(get, set)]
+    #[pyo3(get)]
     order: ByName<PackOrder>,
     /// How candidates are chosen: `greedy`, `knapsack` or `optimal`.
-    #[pyo3(get, set)]
+    #[pyo3(get)]
     strategy: ByName<SelectionStrategy>,
     /// What `knapsack` and `optimal` maximise: `auto`, `score_sum` or `rank_prior`.
-    #[pyo3(get, set)]
+    #[pyo3(get)]
     objective: ByName<Objective>,
     /// Near-duplicate threshold in (0, 1]; `None` runs exact dedup only.
     #[pyo3(get, set)]
@@ -120,6 +120,27 @@ impl PyPackerConfig {
             relevance_floor,
             verify_counts,
         })
+    }
+
+    // The names are checked in setters that take a `str`, not by extracting a `ByName`, so that an
+    // unknown name raises the constructor's plain `ValueError` (PyO3 adds a "while processing"
+    // note to errors raised during extraction).
+    #[setter]
+    fn set_order(&mut self, order: &str) -> PyResult<()> {
+        self.order = ByName::from_name(order)?;
+        Ok(())
+    }
+
+    #[setter]
+    fn set_strategy(&mut self, strategy: &str) -> PyResult<()> {
+        self.strategy = ByName::from_name(strategy)?;
+        Ok(())
+    }
+
+    #[setter]
+    fn set_objective(&mut self, objective: &str) -> PyResult<()> {
+        self.objective = ByName::from_name(objective)?;
+        Ok(())
     }
 
     fn __repr__(&self) -> String {

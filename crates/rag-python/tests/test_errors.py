@@ -99,6 +99,13 @@ def test_packer_configuration_errors(ctx):
         ContextPacker(config=PackerConfig(jaccard_threshold=1.5))
     with pytest.raises(ValueError, match='unknown order "middle"; expected lost_in_middle, descending'):
         PackerConfig(order="middle")
+    # Setting a name later raises the same error, without a note added on the way.
+    config = PackerConfig()
+    for setting in ("order", "strategy", "objective"):
+        with pytest.raises(ValueError, match=f'unknown {setting} "bogus"; expected ') as caught:
+            setattr(config, setting, "bogus")
+        assert getattr(caught.value, "__notes__", []) == []
+    assert (config.order, config.strategy, config.objective) == ("lost_in_middle", "greedy", "auto")
     with pytest.raises(RepackError, match="invalid context template"):
         ContextPacker().pack_context_blocking(ctx, [], 100, template="{nope}")
 

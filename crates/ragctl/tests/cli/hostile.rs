@@ -81,12 +81,10 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
         std::fs::write(dir.join(name), bytes).unwrap();
     }
     let output = partly_failed(
-        ragctl_in(&dir).args(["chunk", ".", "--format", "jsonl"]).args([
-            "--max-tokens",
-            "128",
-            "--overlap-tokens",
-            "16",
-        ]),
+        ragctl_in(&dir)
+            .args(["chunk", ".", "--format", "jsonl"])
+            .args(["--max-tokens", "128"])
+            .args(["--overlap-tokens", "16"]),
         &[
             "error: ./bad.md: invalid UTF-8 at byte offset 26",
             "error: ./binary.md: invalid UTF-8 at byte offset 0",

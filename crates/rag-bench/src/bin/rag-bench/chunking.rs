@@ -50,9 +50,9 @@ pub(crate) fn chunking(table: &mut Table, files: &[File], runs: usize) {
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
 
     // Exactness and the bytes handed to the tokenizer, outside any clock.
-    let metered = Arc::new(SpyCounter::new(tiktoken));
-    let chunks = chunk_all(files, &HeadingAwareChunker::new(512, 64, metered.clone()).unwrap());
-    let counted = metered.bytes();
+    let spy = Arc::new(SpyCounter::new(tiktoken));
+    let chunks = chunk_all(files, &HeadingAwareChunker::new(512, 64, spy.clone()).unwrap());
+    let counted = spy.bytes();
     let exact = chunks
         .iter()
         .all(|c| c.token_count == tiktoken.count(c.content().unwrap_or_default()).ok() && c.token_count <= Some(512));
