@@ -11,22 +11,6 @@ use pyo3::types::PyString;
 use rag_core::{BlockType, PackOrder, SelectionStrategy, TrustLevel};
 use rag_packer::{Objective, RepackMethod, RepackMode, RepackPack};
 
-/// The value named `name` in `named`, or a `ValueError` such as
-/// `unknown mode "page"; expected chunk or context`, where `what` is `mode`.
-pub(crate) fn from_name<T: Copy>(what: &str, name: &str, named: &[(&str, T)]) -> PyResult<T> {
-    if let Some(&(_, value)) = named.iter().find(|(n, _)| *n == name) {
-        return Ok(value);
-    }
-    let names: Vec<&str> = named.iter().map(|&(n, _)| n).collect();
-    let expected = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.concat(),
-    };
-    Err(PyValueError::new_err(format!(
-        "unknown {what} {name:?}; expected {expected}"
-    )))
-}
-
 /// A library setting that Python names by string: its values and each value's name.
 pub(crate) trait Named: Copy + 'static {
     /// What the setting is called in the `ValueError` for an unknown name, e.g. `order`.
@@ -37,10 +21,21 @@ pub(crate) trait Named: Copy + 'static {
     /// The value's name.
     fn name(self) -> &'static str;
 
-    /// The value named `name`, or the `ValueError` of [`from_name`].
+    /// The value named `name`, or a `ValueError` such as
+    /// `unknown mode "page"; expected chunk or context` (where `WHAT` is `mode`).
     fn from_name(name: &str) -> PyResult<Self> {
-        let named: Vec<(&str, Self)> = Self::ALL.iter().map(|&value| (value.name(), value)).collect();
-        from_name(Self::WHAT, name, &named)
+        if let Some(&value) = Self::ALL.iter().find(|value| value.name() == name) {
+            return Ok(value);
+        }
+        let names: Vec<&str> = Self::ALL.iter().map(|value| value.name()).collect();
+        let expected = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        };
+        Err(PyValueError::new_err(format!(
+            "unknown {} {name:?}; expected {expected}",
+            Self::WHAT
+        )))
     }
 }
 
@@ -52,7 +47,7 @@ pub(crate) trait Named: Copy + 'static {
 pub(crate) struct ByName<T>(pub(crate) T);
 
 impl<T: Named> ByName<T> {
-    /// The value named `name`, or the `ValueError` of [`from_name`].
+    /// The value named `name`, or the `ValueError` of [`Named::from_name`].
     pub(crate) fn from_name(name: &str) -> PyResult<Self> {
         T::from_name(name).map(Self)
     }
