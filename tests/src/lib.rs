@@ -45,13 +45,11 @@
 //! }
 //!
 //! let text = "Hello.\n\nWorld.".to_owned();
-//! let parsed = ParsedDocument {
-//!     document: Document { id: "d".into(), corpus_id: "c".into(), source_uri: "mem".into(), text },
-//!     blocks: vec![
-//!         Block::new(BlockType::Paragraph, Span::new(0, 6)),
-//!         Block::new(BlockType::Paragraph, Span::new(8, 14)),
-//!     ],
-//! };
+//! let document = Document { id: "d".into(), corpus_id: "c".into(), source_uri: "mem".into(), text };
+//! let parsed = ParsedDocument::new(document, vec![
+//!     Block::new(BlockType::Paragraph, Span::new(0, 6)),
+//!     Block::new(BlockType::Paragraph, Span::new(8, 14)),
+//! ]);
 //! let report = check_chunker(&OnePerBlock, &RequestContext::local("t"), &parsed, None);
 //! assert!(report.passed(), "{report}");
 //! ```

@@ -128,21 +128,22 @@ fn fixture() -> (RequestContext, ParsedDocument) {
         Span::new(start, start + needle.len())
     };
     let h = |level: u8| HeadingLevel::new(level).expect("valid level");
-    let parsed = ParsedDocument {
-        document: Document {
-            id: "guide".into(),
-            corpus_id: "c".into(),
-            source_uri: "guide.md".into(),
-            text: text.into(),
-        },
-        blocks: vec![
+    let document = Document {
+        id: "guide".into(),
+        corpus_id: "c".into(),
+        source_uri: "guide.md".into(),
+        text: text.into(),
+    };
+    let parsed = ParsedDocument::new(
+        document,
+        vec![
             Block::heading(h(1), "Guide", find("# Guide")),
             Block::new(BlockType::Paragraph, find("Install the tool first.")),
             Block::heading(h(2), "Usage", find("## Usage")),
             Block::new(BlockType::Paragraph, find("Run it with care.")),
             Block::new(BlockType::Paragraph, find("More words here and there.")),
         ],
-    };
+    );
     let ctx = RequestContext::new(
         "acme",
         Principal {

@@ -414,15 +414,13 @@ fn invalid_configurations_are_rejected_at_construction() {
 }
 
 fn doc_with(text: &str, blocks: Vec<Block>) -> ParsedDocument {
-    ParsedDocument {
-        document: Document {
-            id: "bad".into(),
-            corpus_id: "c".into(),
-            source_uri: "mem".into(),
-            text: text.into(),
-        },
-        blocks,
-    }
+    let document = Document {
+        id: "bad".into(),
+        corpus_id: "c".into(),
+        source_uri: "mem".into(),
+        text: text.into(),
+    };
+    ParsedDocument::new(document, blocks)
 }
 
 #[test]

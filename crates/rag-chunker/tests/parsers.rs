@@ -196,6 +196,21 @@ fn the_ocr_adapter_keeps_region_indices_and_whitespace_regions() {
         chunks[0].content(),
         Some("Première région — naïve café\n\n   \n\n二番目の領域")
     );
+    // The chunk names page 3 once, with the box around both of its regions and the lower of the
+    // confidences that are numbers; the region without a page names no place.
+    assert_eq!(
+        chunks[0].provenance,
+        [rag_core::Origin::Page {
+            page: 3,
+            bbox: Some([0.0, 0.0, 1.0, 3.0]),
+            confidence: Some(0.5)
+        }]
+    );
+    let line = serde_json::to_value(&chunks[0]).unwrap();
+    assert_eq!(
+        line["provenance"],
+        json!([{"kind": "page", "page": 3, "bbox": [0.0, 0.0, 1.0, 3.0], "confidence": 0.5}])
+    );
 
     let round_trip: OcrResult = serde_json::from_str(
         &serde_json::to_string(&ocr.regions[..1])

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{ChunkId, DocumentId, Span, TenantId};
+use crate::{ChunkId, DocumentId, Origin, Span, TenantId};
 
 /// How far the text of a chunk may be trusted; the packer flags conflicts across levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
@@ -88,9 +88,14 @@ pub struct Chunk {
     /// knows the count is not in its units. `None` when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokenizer: Option<String>,
-    /// Byte range of `content` in the source text, when the chunk is a slice of it.
+    /// Byte range of `content` in the document's text, when the chunk is a slice of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+    /// Where `content` comes from in the original file, when the document's text is a rendition
+    /// of it (HTML byte ranges, PDF pages and boxes, DOCX paragraphs, OCR regions); empty when the
+    /// text is the file itself, where `span` is the place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub provenance: Vec<Origin>,
     /// Where the source document was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_uri: Option<String>,
@@ -186,6 +191,7 @@ impl Chunk {
             token_count: None,
             tokenizer: None,
             span: None,
+            provenance: Vec::new(),
             source_uri: None,
             score: None,
             trust: TrustLevel::default(),
@@ -278,6 +284,8 @@ struct ChunkRepr {
     #[serde(default)]
     span: Option<Span>,
     #[serde(default)]
+    provenance: Vec<Origin>,
+    #[serde(default)]
     source_uri: Option<String>,
     #[serde(default)]
     score: Option<f64>,
@@ -311,6 +319,7 @@ impl TryFrom<ChunkRepr> for Chunk {
             token_count: repr.token_count,
             tokenizer: repr.tokenizer,
             span: repr.span,
+            provenance: repr.provenance,
             source_uri: repr.source_uri,
             score: repr.score,
             trust: repr.trust,

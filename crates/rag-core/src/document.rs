@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{CorpusId, DocumentId};
+use crate::{CorpusId, DocumentId, Origin, Rendition};
 
 /// A half-open byte range `start..end` into a document's source text.
 ///
@@ -197,9 +197,11 @@ pub struct Document {
     pub corpus_id: CorpusId,
     /// Where the document was read from (a path, a URL, an object-store key).
     pub source_uri: String,
-    /// The source text exactly as read, so block and chunk spans are byte offsets into the input
-    /// file. A leading byte-order mark stays in the text but no block covers it. For sources
-    /// without text of their own (OCR), parsers synthesise it.
+    /// The text blocks and chunks are cut from. For Markdown and plain text it is the source text
+    /// exactly as read, so spans are byte offsets into the input file (a leading byte-order mark
+    /// stays in the text, but no block covers it). For formats whose bytes are not the text (HTML,
+    /// PDF, DOCX, OCR results) it is the parser's text rendition of the original, and
+    /// [`ParsedDocument::rendition`] maps it back.
     pub text: String,
 }
 
@@ -210,9 +212,22 @@ pub struct ParsedDocument {
     pub document: Document,
     /// Blocks in source order; spans do not overlap and increase.
     pub blocks: Vec<Block>,
+    /// Set when the text is a rendition of the original file rather than the file itself: the
+    /// original's format, where each stretch of the text comes from, and what was left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendition: Option<Rendition>,
 }
 
 impl ParsedDocument {
+    /// A document whose text is the file itself, and its blocks.
+    pub fn new(document: Document, blocks: Vec<Block>) -> Self {
+        Self {
+            document,
+            blocks,
+            rendition: None,
+        }
+    }
+
     /// The source slice a block covers, or `None` if its span is out of range or splits a character.
     pub fn source_of(&self, block: &Block) -> Option<&str> {
         self.document.text.get(block.span.range())
@@ -221,6 +236,15 @@ impl ParsedDocument {
     /// A block's text: its own `text` if it has one (a heading's title), else its source slice.
     pub fn block_text<'a>(&'a self, block: &'a Block) -> Option<&'a str> {
         block.text.as_deref().or_else(|| self.source_of(block))
+    }
+
+    /// The places of the original file that `span` of the text comes from (see
+    /// [`Rendition::provenance`]); empty when the text is the file itself, where `span` is the place.
+    pub fn provenance(&self, span: Span) -> Vec<Origin> {
+        self.rendition
+            .as_ref()
+            .map(|rendition| rendition.provenance(span))
+            .unwrap_or_default()
     }
 }
 
@@ -240,6 +264,7 @@ mod tests {
                 text,
             },
             blocks: vec![heading, Block::new(BlockType::Paragraph, Span::new(9, 19))],
+            rendition: None,
         }
     }
 

@@ -26,6 +26,7 @@ mod error;
 mod ids;
 pub mod jsonl;
 mod packed;
+mod provenance;
 mod spi;
 
 pub use chunk::{Chunk, MissingContentError, TrustLevel};
@@ -36,6 +37,7 @@ pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
     ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, SelectionStrategy,
 };
+pub use provenance::{MappedSpan, Origin, Rendition};
 pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError};
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.

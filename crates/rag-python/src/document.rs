@@ -172,10 +172,10 @@ impl PyParsedDocument {
 impl PyParsedDocument {
     #[new]
     fn new(document: &Bound<'_, PyDocument>, blocks: Vec<PyRef<'_, PyBlock>>) -> Self {
-        Self::from_rust(ParsedDocument {
-            document: Document::clone(&document.get().inner),
-            blocks: blocks.iter().map(|b| b.inner.clone()).collect(),
-        })
+        Self::from_rust(ParsedDocument::new(
+            Document::clone(&document.get().inner),
+            blocks.iter().map(|b| b.inner.clone()).collect(),
+        ))
     }
 
     /// The document (its text is copied out on each access).

@@ -61,13 +61,11 @@ use crate::sentence::trim_range;
 /// use rag_core::{Block, BlockType, Document, HeadingLevel, ParsedDocument, RequestContext, Span};
 ///
 /// let text = "# Setup\n\nInstall it.".to_owned();
-/// let parsed = ParsedDocument {
-///     document: Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text },
-///     blocks: vec![
-///         Block::heading(HeadingLevel::H1, "Setup", Span::new(0, 7)),
-///         Block::new(BlockType::Paragraph, Span::new(9, 20)),
-///     ],
-/// };
+/// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text };
+/// let parsed = ParsedDocument::new(document, vec![
+///     Block::heading(HeadingLevel::H1, "Setup", Span::new(0, 7)),
+///     Block::new(BlockType::Paragraph, Span::new(9, 20)),
+/// ]);
 /// let chunker = HeadingAwareChunker::new(64, 8, Arc::new(TiktokenCounter::cl100k()))?;
 /// let chunks = chunker.chunk_document(&RequestContext::local("acme"), &parsed)?;
 /// assert_eq!(chunks[1].id.as_str(), "doc#1");
@@ -284,7 +282,7 @@ impl HeadingAwareChunker {
         validate_blocks(parsed)?;
         let document = &parsed.document;
         let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
-        let mut run = Run::new(counting, self.overlap_tokens, ctx, document, sink);
+        let mut run = Run::new(counting, self.overlap_tokens, ctx, parsed, sink);
         let blocks: Vec<(usize, Range<usize>)> = parsed
             .blocks
             .iter()

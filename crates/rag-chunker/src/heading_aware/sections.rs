@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use rag_core::{Chunk, ChunkError, ChunkId, Document, RequestContext};
+use rag_core::{Chunk, ChunkError, ChunkId, Document, ParsedDocument, Rendition, RequestContext};
 use serde_json::{Map, Value, json};
 
 use super::HeadingAwareChunker;
@@ -67,7 +67,7 @@ impl<'a> Run<'a> {
         counting: Counting<'a>,
         overlap_tokens: usize,
         ctx: &'a RequestContext,
-        document: &'a Document,
+        parsed: &'a ParsedDocument,
         sink: &'a mut dyn FnMut(Chunk),
     ) -> Self {
         let tokenizer = counting.tokenizer();
@@ -77,7 +77,8 @@ impl<'a> Run<'a> {
             overlap_tokens,
             emitter: Emitter {
                 ctx,
-                document,
+                document: &parsed.document,
+                rendition: parsed.rendition.as_ref(),
                 tokenizer,
                 sink,
                 emitted: 0,
@@ -276,6 +277,8 @@ fn path_title(title: &str) -> String {
 struct Emitter<'a> {
     ctx: &'a RequestContext,
     document: &'a Document,
+    /// The map back to the original file, when the document's text is a rendition of it.
+    rendition: Option<&'a Rendition>,
     /// The name of the counter every `token_count` comes from.
     tokenizer: &'a str,
     sink: &'a mut dyn FnMut(Chunk),
@@ -305,7 +308,10 @@ impl Emitter<'_> {
         chunk.parent_id = parent;
         chunk.token_count = Some(tokens);
         chunk.tokenizer = Some(self.tokenizer.to_owned());
-        chunk.span = Some(range.into());
+        chunk.span = Some(range.clone().into());
+        if let Some(rendition) = self.rendition {
+            chunk.provenance = rendition.provenance(range.into());
+        }
         chunk.source_uri = Some(document.source_uri.clone());
         chunk.acl_labels = self.ctx.principal.acl_labels.clone();
         chunk.metadata = metadata;

@@ -262,10 +262,7 @@ pub(crate) fn document(source: &SourceBytes<'_>, text: String) -> Document {
 /// `blocks_of`, with the identity `source` names.
 pub(crate) fn parsed_text(source: &SourceBytes<'_>, text: String, blocks_of: fn(&str) -> Vec<Block>) -> ParsedDocument {
     let blocks = blocks_of(&text);
-    ParsedDocument {
-        document: document(source, text),
-        blocks,
-    }
+    ParsedDocument::new(document(source, text), blocks)
 }
 
 /// Paragraphs of `range`: maximal runs of non-blank lines, trimmed.

@@ -1,7 +1,8 @@
 //! OCR results: regions of recognised text become paragraph blocks of a synthetic document.
 
 use rag_core::{
-    Block, BlockType, CorpusId, Document, DocumentId, ParseError, ParsedDocument, RequestContext, SourceBytes, Span,
+    Block, BlockType, CorpusId, Document, DocumentId, MappedSpan, Origin, ParseError, ParsedDocument, Rendition,
+    RequestContext, SourceBytes, Span,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -43,7 +44,9 @@ const REGION_SEPARATOR: &str = "\n\n";
 /// The synthetic source text is the region texts joined by blank lines; each region becomes one
 /// [`BlockType::Paragraph`] block whose span indexes that text, with attributes `engine`,
 /// `ocr_confidence`, `bbox` and, when known, `page`. A region whose text is empty or whitespace
-/// keeps its block (so block `i` is region `i`); the chunker drops whitespace-only blocks.
+/// keeps its block (so block `i` is region `i`); the chunker drops whitespace-only blocks. The
+/// document's [`rendition`](ParsedDocument::rendition) maps each region with a page to its page, box
+/// and confidence, so every chunk's `provenance` names the regions it was cut from.
 ///
 /// ```
 /// use rag_chunker::parse::{OcrResult, ocr_result_to_parsed_document};
@@ -57,6 +60,8 @@ const REGION_SEPARATOR: &str = "\n\n";
 /// assert_eq!(parsed.document.text, "INVOICE 42\n\nTotal: 12.50 EUR");
 /// assert_eq!(parsed.source_of(&parsed.blocks[1]), Some("Total: 12.50 EUR"));
 /// assert_eq!(parsed.blocks[0].attributes["page"], 1);
+/// let origins = parsed.provenance(parsed.blocks[0].span);
+/// assert_eq!(origins, [rag_core::Origin::Page { page: 1, bbox: Some([10.0, 10.0, 200.0, 40.0]), confidence: Some(0.98) }]);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn ocr_result_to_parsed_document(
@@ -69,6 +74,7 @@ pub fn ocr_result_to_parsed_document(
     let capacity = ocr.regions.iter().map(|r| r.text.len() + REGION_SEPARATOR.len()).sum();
     let mut text = String::with_capacity(capacity);
     let mut blocks = Vec::with_capacity(ocr.regions.len());
+    let mut source_map = Vec::with_capacity(ocr.regions.len());
     for (i, region) in ocr.regions.iter().enumerate() {
         if i > 0 {
             text.push_str(REGION_SEPARATOR);
@@ -84,10 +90,22 @@ pub fn ocr_result_to_parsed_document(
             attributes.insert("page".into(), Value::from(page));
         }
         // The region's text is exactly this slice of the synthetic source, so it is not copied again.
-        let mut block = Block::new(BlockType::Paragraph, Span::new(start, text.len()));
+        let span = Span::new(start, text.len());
+        let mut block = Block::new(BlockType::Paragraph, span);
         block.attributes = attributes;
         blocks.push(block);
+        // Regions without a page are not placed by the source map: a box alone names no page.
+        if let Some(page) = region.page {
+            let origin = Origin::Page {
+                page,
+                bbox: Some(region.bbox).filter(|bbox| bbox.iter().all(|v| v.is_finite())),
+                confidence: Some(region.confidence).filter(|c| c.is_finite()),
+            };
+            source_map.push(MappedSpan::new(span, origin));
+        }
     }
+    let mut rendition = Rendition::new("ocr", None);
+    rendition.source_map = source_map;
     ParsedDocument {
         document: Document {
             id: document_id,
@@ -96,6 +114,7 @@ pub fn ocr_result_to_parsed_document(
             text,
         },
         blocks,
+        rendition: Some(rendition),
     }
 }
 
