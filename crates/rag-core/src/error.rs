@@ -69,6 +69,27 @@ pub enum ParseError {
         /// What is wrong.
         message: String,
     },
+    /// The format is known but its parser was left out of this build (a cargo feature).
+    #[error("{source_uri}: {format} is not supported by this build (rag-chunker's `{feature}` feature is off)")]
+    NotBuilt {
+        /// The document.
+        source_uri: String,
+        /// The format, e.g. `pdf`.
+        format: String,
+        /// The cargo feature of `rag-chunker` that builds its parser.
+        feature: String,
+    },
+    /// The input exceeds a documented limit of its parser (decompressed size, nesting depth,
+    /// number of pages); parsing stops instead of exhausting memory or time.
+    #[error("{source_uri}: {what} exceeds the limit of {limit}")]
+    LimitExceeded {
+        /// The document.
+        source_uri: String,
+        /// What is over the limit, e.g. `decompressed size of word/document.xml`.
+        what: String,
+        /// The limit, with its unit, e.g. `256 MiB`.
+        limit: String,
+    },
     /// The document could not be read.
     #[error("{source_uri}: cannot read: {source}")]
     Io {
@@ -87,6 +108,8 @@ impl ParseError {
             Self::InvalidUtf8 { source_uri, .. }
             | Self::UnsupportedType { source_uri, .. }
             | Self::Malformed { source_uri, .. }
+            | Self::NotBuilt { source_uri, .. }
+            | Self::LimitExceeded { source_uri, .. }
             | Self::Io { source_uri, .. } => source_uri,
         }
     }
@@ -524,6 +547,26 @@ mod tests {
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
         };
         assert_eq!(err.to_string(), "gone.md: cannot read: no such file");
+
+        let err = ParseError::NotBuilt {
+            source_uri: "report.pdf".into(),
+            format: "pdf".into(),
+            feature: "pdf".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "report.pdf: pdf is not supported by this build (rag-chunker's `pdf` feature is off)"
+        );
+        let err = ParseError::LimitExceeded {
+            source_uri: "bomb.docx".into(),
+            what: "decompressed size of word/document.xml".into(),
+            limit: "256 MiB".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "bomb.docx: decompressed size of word/document.xml exceeds the limit of 256 MiB"
+        );
+        assert_eq!(err.source_uri(), "bomb.docx");
     }
 
     #[test]
