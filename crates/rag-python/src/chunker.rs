@@ -13,7 +13,7 @@ use crate::context::PyRequestContext;
 use crate::document::PyParsedDocument;
 use crate::errors;
 use crate::parse::ParseJob;
-use crate::runtime::{Reduced, Work, awaitable, run_awaitable, run_blocking};
+use crate::runtime::{Cancel, Reduced, Work, awaitable, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
 
 /// What can go wrong in a chunking call: the parse (`chunk_text` only) or the chunking.
@@ -68,6 +68,10 @@ impl Work for ChunkJob {
         (result, self.counter)
     }
 
+    fn cancel(&self) -> Option<Cancel> {
+        Some(self.counter.cancel())
+    }
+
     /// The chunks, or the error (a chunking error with a Python counter's own exception as its
     /// cause).
     fn finish(py: Python<'_>, (result, counter): Self::Output) -> PyResult<Py<PyAny>> {
@@ -103,7 +107,7 @@ pub(crate) struct PyHeadingAwareChunker {
 impl PyHeadingAwareChunker {
     /// The engine's chunker for one call, with its counter.
     fn engine(&self, py: Python<'_>) -> PyResult<(HeadingAwareChunker, CallCounter)> {
-        let counter = self.counter.for_call(py);
+        let counter = self.counter.for_call();
         let chunker = HeadingAwareChunker::new(self.max_tokens, self.overlap_tokens, Arc::clone(&counter.engine))
             .map_err(|e| errors::chunk_error(py, &e))?;
         Ok((chunker, counter))
@@ -200,6 +204,7 @@ impl PyHeadingAwareChunker {
     fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         awaitable(
             py,
+            None,
             || "healthy",
             |py, status| Ok(status.into_pyobject(py)?.into_any().unbind()),
         )

@@ -4,6 +4,7 @@ and its failures become the chunker's or packer's errors, with the original as t
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -153,3 +154,32 @@ def test_fit_to_budget_with_a_python_counter(ctx):
         fit_to_budget(chunks, budget=9, token_counter=Failing(after=1))
     assert caught.value.chunk_id == "c1"
     assert isinstance(caught.value.__cause__, ConnectionError)
+
+
+def test_cancelling_an_await_stops_its_counting(ctx):
+    class Slow:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def count(self, text: str) -> int:
+            self.calls += 1
+            time.sleep(0.002)
+            return len(text.split())
+
+        def name(self) -> str:
+            return "slow"
+
+    slow = Slow()
+    chunks = [Chunk(f"c{i}", "d", "acme", f"chunk {i} text " * 4) for i in range(500)]
+
+    async def main() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(ContextPacker(token_counter=slow).pack(ctx, chunks, budget=100), 0.05)
+
+    asyncio.run(main())
+    # asyncio.run waited for the executor: the work stopped at its next count, far from the 500
+    # counts the pack would make, and nothing counts after the loop is gone.
+    stopped_at = slow.calls
+    assert 0 < stopped_at < 100
+    time.sleep(0.05)
+    assert slow.calls == stopped_at
