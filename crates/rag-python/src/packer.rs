@@ -214,10 +214,10 @@ impl Work for PackJob {
             budget,
             format,
         } = self;
-        let result = match &format {
+        let result = counter.run(move || match &format {
             Some(format) => packer.pack_context_blocking(&ctx, chunks, budget, format),
             None => packer.pack_blocking(&ctx, chunks, budget),
-        };
+        });
         (
             result,
             PackJobRest {

@@ -114,6 +114,31 @@ impl CallCounter {
         self.cancel.clone()
     }
 
+    /// Runs `work`, the engine's part of a call that counts with this counter and may use the
+    /// rayon pool (the packer does).
+    ///
+    /// With a built-in counter that is the shared rayon pool. A Python counter gets a pool of its
+    /// own, one thread, for the call: its counts serialise on the GIL anyway, and a counter that
+    /// waits for other engine work (its `count` packs with another packer, directly or on a
+    /// thread it joins) would otherwise hold shared pool threads that the other work needs, until
+    /// every one of them waits and nothing moves.
+    pub(crate) fn run<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        // Only a Python counter keeps its exception.
+        if self.failure.is_none() {
+            return work();
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .thread_name(|_| "ragctl-python-counter".to_owned())
+            .build();
+        match pool {
+            Ok(pool) => pool.install(work),
+            // No thread could be started: the work runs where it is, as it would with a built-in
+            // counter; only a counter that waits for other engine work can then stall.
+            Err(_) => work(),
+        }
+    }
+
     /// `err` (the engine's error as Python sees it), with the exception a Python counter raised
     /// during the call, if any, as its `__cause__`.
     pub(crate) fn caused(&self, py: Python<'_>, err: PyErr) -> PyErr {
