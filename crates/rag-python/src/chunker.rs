@@ -6,7 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rag_chunker::HeadingAwareChunker;
-use rag_core::{Chunk, ChunkError, ParseError, ParsedDocument, RequestContext};
+use rag_core::{Chunk, ChunkError, Chunker, Health, ParseError, ParsedDocument, RequestContext};
 
 use crate::chunk::PyChunk;
 use crate::context::PyRequestContext;
@@ -86,6 +86,16 @@ impl Work for ChunkJob {
             Err(ChunkCallError::Chunk(err)) => Err(counter.caused(py, errors::chunk_error(py, &err))),
             Err(ChunkCallError::Parse(err)) => Err(errors::parse_error(py, &err)),
         }
+    }
+}
+
+/// What `health()` returns for the engine's answer: `healthy`, or `degraded: ` or `unhealthy: `
+/// and the reason.
+fn health_text(health: &Health) -> String {
+    match health {
+        Health::Healthy => "healthy".to_owned(),
+        Health::Degraded(reason) => format!("degraded: {reason}"),
+        Health::Unhealthy(reason) => format!("unhealthy: {reason}"),
     }
 }
 
@@ -200,13 +210,19 @@ impl PyHeadingAwareChunker {
         run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
-    /// Whether the chunker can work: `"healthy"` (the tables are in the package).
+    /// Whether the chunker can work (awaitable): the engine's probe counts a short text with the
+    /// chunker's counter. `"healthy"` if it counts, `"unhealthy: "` and the counter's error if it
+    /// fails (`"degraded: "` and a reason is the third answer the engine may give).
     fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (chunker, counter) = self.engine(py)?;
+        let cancel = counter.cancel();
         awaitable(
             py,
-            None,
-            || "healthy",
-            |py, status| Ok(status.into_pyobject(py)?.into_any().unbind()),
+            Some(cancel),
+            move || (pollster::block_on(Chunker::health(&chunker)), counter),
+            // The counter goes back to Python with the answer, so that a Python counter's
+            // exception is released with the GIL held.
+            |py, (health, _counter)| Ok(health_text(&health).into_pyobject(py)?.into_any().unbind()),
         )
     }
 

@@ -158,6 +158,13 @@ def test_fit_to_budget_with_a_python_counter(ctx):
     assert isinstance(caught.value.__cause__, ConnectionError)
 
 
+def test_health_is_the_engine_probe_of_the_counter():
+    assert asyncio.run(HeadingAwareChunker(token_counter=Words()).health()) == "healthy"
+    # A counter that raises on every call makes the chunker unhealthy, saying why.
+    health = asyncio.run(HeadingAwareChunker(token_counter=Failing(after=0)).health())
+    assert health == "unhealthy: tokenizer remote failed: ConnectionError: tokenizer service unavailable"
+
+
 # A counter whose count() waits for another pack: the outer pack's counts and the inner pack's
 # own parallel work must not wait for each other's threads. Run in a subprocess: on failure the
 # interpreter deadlocks, and the timeout turns that into a failed test.
