@@ -12,6 +12,7 @@ from llama_index.core.node_parser import NodeParser  # noqa: E402
 from llama_index.core.schema import NodeRelationship, TextNode  # noqa: E402
 
 from rag_chunker import TiktokenCounter  # noqa: E402
+from ragctl.integrations import char_offsets  # noqa: E402
 from ragctl.integrations.llamaindex import RagctlNodeParser  # noqa: E402
 
 GUIDE = """# Guide
@@ -59,3 +60,41 @@ def test_it_runs_in_an_ingestion_pipeline():
     nodes = pipeline.run(documents=[Document(text=GUIDE, id_="guide")])
     assert nodes and all(n.metadata["kind"] == "body" for n in nodes)
     assert nodes[0].metadata["heading_path"] == ["Guide"]
+
+
+def hindi(sentences: int) -> str:
+    """Markdown in Devanagari: several bytes per character, the case where byte and character
+    offsets differ."""
+    return "# दस्तावेज़\n\n" + "".join(f"वाक्य {i} है। " for i in range(sentences))
+
+
+def test_character_offsets_cost_linear_work(monkeypatch):
+    import ragctl.integrations.llamaindex as llamaindex
+
+    converters: list = []
+
+    def spy(text):
+        converter = char_offsets(text)
+        converters.append(converter)
+        return converter
+
+    monkeypatch.setattr(llamaindex, "char_offsets", spy)
+
+    def work(sentences: int) -> tuple:
+        converters.clear()
+        text = hindi(sentences)
+        nodes = RagctlNodeParser(max_tokens=64, overlap_tokens=16).get_nodes_from_documents([Document(text=text, id_="h")])
+        assert all(text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
+        # Overlap makes each node start before the previous one ends: the case that was slow.
+        overlapping = sum(1 for a, b in zip(nodes, nodes[1:]) if b.start_char_idx < a.end_char_idx)
+        assert overlapping > len(nodes) / 2
+        [converter] = converters
+        return converter.decoded, len(text.encode("utf-8")), len(nodes)
+
+    small, small_bytes, small_nodes = work(1000)
+    large, large_bytes, large_nodes = work(2000)
+    assert small_nodes > 100
+    # Each node's bytes about once, overlap included: at most twice the text, whatever its size
+    # (restarting at byte 0 for every overlapping node decodes about nodes * bytes / 2).
+    assert small <= 2 * small_bytes and large <= 2 * large_bytes
+    assert large / small < 2.5
