@@ -9,11 +9,11 @@ pytest.importorskip("llama_index.core")
 from llama_index.core import Document  # noqa: E402
 from llama_index.core.ingestion import IngestionPipeline  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402
-from llama_index.core.schema import NodeRelationship, TextNode  # noqa: E402
+from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode  # noqa: E402
 
 from rag_chunker import TiktokenCounter  # noqa: E402
 from ragctl.integrations import char_offsets  # noqa: E402
-from ragctl.integrations.llamaindex import RagctlNodeParser  # noqa: E402
+from ragctl.integrations.llamaindex import BOOKKEEPING_METADATA_KEYS, RagctlNodeParser  # noqa: E402
 
 GUIDE = """# Guide
 
@@ -60,6 +60,40 @@ def test_it_runs_in_an_ingestion_pipeline():
     nodes = pipeline.run(documents=[Document(text=GUIDE, id_="guide")])
     assert nodes and all(n.metadata["kind"] == "body" for n in nodes)
     assert nodes[0].metadata["heading_path"] == ["Guide"]
+
+
+def test_what_llamaindex_embeds_and_sends_is_within_max_tokens(repo_docs):
+    counter = TiktokenCounter()
+    parser = RagctlNodeParser(max_tokens=128, overlap_tokens=16)
+    documents = [
+        Document(
+            text=path.read_text(encoding="utf-8"),
+            id_=path.name,
+            metadata={"file_name": path.name, "file_path": str(path), "title": path.stem.replace("-", " ").title()},
+            excluded_llm_metadata_keys=["file_path"],
+        )
+        for path in repo_docs[:8]
+    ]
+    nodes = parser.get_nodes_from_documents(documents)
+    assert len(nodes) > 100
+    for node in nodes:
+        embed = node.get_content(metadata_mode=MetadataMode.EMBED)
+        llm = node.get_content(metadata_mode=MetadataMode.LLM)
+        assert counter.count(embed) <= 128 and counter.count(llm) <= 128, node.node_id
+        # The bookkeeping stays in the metadata for programs, out of the model's text; the
+        # heading path and the document's own metadata are in it.
+        assert all(f"{key}:" not in embed.split("\n\n")[0] for key in BOOKKEEPING_METADATA_KEYS)
+        assert "heading_path:" in embed and "file_name:" in embed
+        assert "file_path:" in embed and "file_path:" not in llm
+        assert node.metadata["chunk_id"] and "span" in node.metadata
+    # The budget is spent on text, not lost: the largest nodes come close to it.
+    assert max(counter.count(n.get_content(metadata_mode=MetadataMode.EMBED)) for n in nodes) > 128 - 16
+
+
+def test_metadata_that_leaves_no_room_is_a_value_error():
+    document = Document(text=GUIDE, id_="guide", metadata={"summary": "a long summary " * 40})
+    with pytest.raises(ValueError, match=r"document guide: its metadata takes \d+ of max_tokens=64 tokens"):
+        RagctlNodeParser(max_tokens=64, overlap_tokens=8).get_nodes_from_documents([document])
 
 
 def hindi(sentences: int) -> str:
