@@ -428,7 +428,9 @@ impl PyChunk {
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let value = serde_json::to_value(self.to_rust(py)?).map_err(|e| PyValueError::new_err(e.to_string()))?;
         match value {
-            Value::Object(fields) => Ok(json::record_to_py(py, &fields, &format!("chunk {}", self.inner.id))?.into_any()),
+            Value::Object(fields) => {
+                Ok(json::record_to_py(py, &fields, &format!("chunk {}", self.inner.id))?.into_any())
+            }
             other => json::to_py(py, &other, &format!("chunk {}", self.inner.id)),
         }
     }
