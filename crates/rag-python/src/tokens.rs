@@ -25,8 +25,8 @@ type Failure = Arc<Mutex<Option<PyErr>>>;
 
 /// A Python object with `count(text) -> int` and `name() -> str`, as the engine's counter.
 struct PythonCounter {
-    /// Shared with the chunker or packer, so that the engine dropping its counter on a thread
-    /// without the GIL releases no Python object.
+    /// Shared with the chunker or packer: the engine drops its counter without the GIL, and
+    /// dropping a shared handle is then only a count going down, not a Python object released.
     obj: Arc<Py<PyAny>>,
     name: String,
     splits_at_line_starts: bool,

@@ -90,6 +90,22 @@ def test_what_llamaindex_embeds_and_sends_is_within_max_tokens(repo_docs):
     assert max(counter.count(n.get_content(metadata_mode=MetadataMode.EMBED)) for n in nodes) > 128 - 16
 
 
+def test_nodes_take_the_documents_templates():
+    document = Document(
+        text=GUIDE,
+        id_="guide",
+        metadata={"file_name": "guide.md"},
+        metadata_template="<{key}> {value}",
+        text_template="{metadata_str}\n---\n{content}",
+    )
+    nodes = RagctlNodeParser(max_tokens=64, overlap_tokens=8).get_nodes_from_documents([document])
+    counter = TiktokenCounter()
+    for node in nodes:
+        embed = node.get_content(metadata_mode=MetadataMode.EMBED)
+        assert embed.startswith("<file_name> guide.md") and "\n---\n" in embed
+        assert counter.count(embed) <= 64
+
+
 def test_metadata_that_leaves_no_room_is_a_value_error():
     document = Document(text=GUIDE, id_="guide", metadata={"summary": "a long summary " * 40})
     with pytest.raises(ValueError, match=r"document guide: its metadata takes \d+ of max_tokens=64 tokens"):

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
-from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeRelationship, TextNode
+from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
 from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
 from ragctl.integrations import char_offsets, chunk_metadata
@@ -119,6 +119,9 @@ class RagctlNodeParser(NodeParser):
         """A node of ``node``'s document with ``text``: the document's metadata and ``metadata``
         (merged as LlamaIndex's post-processing merges them), the document's templates, and its
         excluded keys plus :data:`BOOKKEEPING_METADATA_KEYS`."""
+        if isinstance(node, (TextNode, Node)):
+            # Documents (a Node) and text nodes have a text template; other nodes keep TextNode's.
+            fields.setdefault("text_template", node.text_template)
         return TextNode(
             text=text,
             metadata={**node.metadata, **metadata},
@@ -126,7 +129,6 @@ class RagctlNodeParser(NodeParser):
             excluded_llm_metadata_keys=_union(node.excluded_llm_metadata_keys, BOOKKEEPING_METADATA_KEYS),
             metadata_seperator=node.metadata_separator,
             metadata_template=node.metadata_template,
-            text_template=node.text_template,
             **fields,
         )
 
