@@ -27,16 +27,17 @@ PRELUDE = textwrap.dedent(
     from rag_chunker import HeadingAwareChunker, parse_document
     from rag_packer import ContextPacker, Repacker
 
-    class Slow:
-        # A Python counter that takes its time, so that a call is still counting when it is
-        # cancelled and when the script ends.
-        def __init__(self, seconds):
+    class Words:
+        # A Python counter: the calls that reach back into Python while the engine works, and
+        # no tokenizer table to build, which keeps each run short.
+        def __init__(self, seconds=0.0):
             self.seconds = seconds
         def count(self, text):
+            # Slow when asked, so that a call is still counting when it is cancelled.
             time.sleep(self.seconds)
             return len(text.split())
         def name(self):
-            return "slow"
+            return "words"
 
     ctx = RequestContext("acme")
     TEXT = "# Guide\\n\\n" + "One short sentence of the guide. " * 300
@@ -45,9 +46,9 @@ PRELUDE = textwrap.dedent(
 )
 
 CALLS: Dict[str, str] = {
-    "chunk_text": "HeadingAwareChunker(64, 8, COUNTER).chunk_text(ctx, TEXT, source_uri='guide.md')",
-    "chunk": "HeadingAwareChunker(64, 8, COUNTER).chunk(ctx, parse_document(ctx, TEXT, source_uri='guide.md'))",
-    "health": "HeadingAwareChunker(64, 8, COUNTER).health()",
+    "chunk_text": "HeadingAwareChunker(20, 4, COUNTER).chunk_text(ctx, TEXT, source_uri='guide.md')",
+    "chunk": "HeadingAwareChunker(20, 4, COUNTER).chunk(ctx, parse_document(ctx, TEXT, source_uri='guide.md'))",
+    "health": "HeadingAwareChunker(20, 4, COUNTER).health()",
     "pack": "ContextPacker(token_counter=COUNTER).pack(ctx, CHUNKS, budget=300)",
     "pack_context": "ContextPacker(token_counter=COUNTER).pack_context(ctx, CHUNKS, budget=300)",
     "repack": "Repacker(size_limit=2000).repack(CHUNKS)",
@@ -58,7 +59,7 @@ async def main():
     result = await {call}
     print("done", type(result).__name__)
 
-COUNTER = None
+COUNTER = Words()
 asyncio.run(main())
 """
 
@@ -69,7 +70,7 @@ async def main():
     except asyncio.TimeoutError:
         print("cancelled")
 
-COUNTER = Slow({seconds})
+COUNTER = Words({seconds})
 asyncio.run(main())
 """
 
