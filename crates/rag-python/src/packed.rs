@@ -76,7 +76,7 @@ impl PyDroppedChunk {
             _ => serde_json::Map::new(),
         };
         map.remove("reason");
-        json::map_to_py(py, &map)
+        json::map_to_py(py, &map, &format!("details of {}", self.inner.id))
     }
 
     /// The reason as a sentence, e.g. `exact duplicate of doc#3`.

@@ -12,7 +12,7 @@ use crate::context::PyRequestContext;
 use crate::errors;
 use crate::names::ByName;
 use crate::packed::PyPackedContext;
-use crate::runtime::{Work, run_awaitable, run_blocking};
+use crate::runtime::{Cancel, Work, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
 
 /// How a `ContextPacker` packs. Checked when a packer is built from it.
@@ -204,20 +204,32 @@ impl Work for PackJob {
     type Output = (Result<PackedContext, PackerError>, PackJobRest);
 
     fn run(self) -> Self::Output {
-        let result = match &self.format {
-            Some(format) => self
-                .packer
-                .pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
-            None => self.packer.pack_blocking(&self.ctx, self.chunks, self.budget),
-        };
+        let Self {
+            packer,
+            counter,
+            ctx,
+            chunks,
+            ids,
+            originals,
+            budget,
+            format,
+        } = self;
+        let result = counter.run(move || match &format {
+            Some(format) => packer.pack_context_blocking(&ctx, chunks, budget, format),
+            None => packer.pack_blocking(&ctx, chunks, budget),
+        });
         (
             result,
             PackJobRest {
-                counter: self.counter,
-                ids: self.ids,
-                originals: self.originals,
+                counter,
+                ids,
+                originals,
             },
         )
+    }
+
+    fn cancel(&self) -> Option<Cancel> {
+        Some(self.counter.cancel())
     }
 
     fn finish(py: Python<'_>, (result, rest): Self::Output) -> PyResult<Py<PyAny>> {
@@ -255,7 +267,7 @@ impl PyContextPacker {
         budget: i64,
         format: Option<ContextFormat>,
     ) -> PyResult<PackJob> {
-        let counter = self.counter.for_call(py);
+        let counter = self.counter.for_call();
         let packer = ContextPacker::new(self.config.clone().with_token_counter(Arc::clone(&counter.engine)))
             .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
         let (chunks, originals) = chunks_from_py(chunks, "chunks")?;

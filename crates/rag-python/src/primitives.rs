@@ -135,12 +135,12 @@ fn sides_order(items: Vec<Py<PyAny>>) -> Vec<Py<PyAny>> {
 }
 
 /// The counter for a budget primitive: the one given, or `cl100k_base`.
-fn call_counter(py: Python<'_>, token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<CallCounter> {
+fn call_counter(token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<CallCounter> {
     let source = match token_counter {
         Some(obj) if !obj.is_none() => CounterSource::from_py(obj)?,
         _ => CounterSource::Native(Arc::new(PyTiktokenCounter::cl100k().engine())),
     };
-    Ok(source.for_call(py))
+    Ok(source.for_call())
 }
 
 /// Selection items of `chunks` (tokens cached or counted, score, document), without the GIL.
@@ -174,7 +174,7 @@ fn selected(
     select: impl FnOnce(&[SelectionItem]) -> PyResult<Vec<usize>>,
 ) -> PyResult<Vec<Py<PyAny>>> {
     let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    let counter = call_counter(py, token_counter)?;
+    let counter = call_counter(token_counter)?;
     let items = selection_items(py, &engine, &counter)?;
     let mut chosen = select(&items)?;
     chosen.sort_unstable();
