@@ -161,27 +161,7 @@ pub struct JsonlChunks {
     pub warnings: Vec<FieldNameWarning>,
 }
 
-/// The top-level fields of a chunk's JSON form: every one, so that a misspelt key is warned
-/// about whichever field it was meant for (a misspelt `tokenizer` would otherwise let a count
-/// made with another tokenizer be trusted silently).
-pub const CHUNK_FIELDS: [&str; 16] = [
-    "id",
-    "document_id",
-    "tenant_id",
-    "position",
-    "parent_id",
-    "content",
-    "content_ref",
-    "token_count",
-    "tokenizer",
-    "span",
-    "source_uri",
-    "score",
-    "trust",
-    "pinned",
-    "acl_labels",
-    "metadata",
-];
+pub use crate::chunk::CHUNK_FIELDS;
 
 /// The field of [`CHUNK_FIELDS`] that `key` spells differently only by ASCII case or punctuation,
 /// if any; `None` for a known field itself and for any other key.
@@ -218,7 +198,7 @@ pub fn field_name_warnings<'a>(
     let mut seen = BTreeSet::new();
     let mut warnings = Vec::new();
     for (line, chunk) in chunks {
-        for key in chunk.extra.keys() {
+        for key in chunk.extra().keys() {
             if let Some(field) = resembled_field(key)
                 && seen.insert(key.as_str())
             {

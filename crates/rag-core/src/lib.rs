@@ -28,7 +28,7 @@ pub mod jsonl;
 mod packed;
 mod spi;
 
-pub use chunk::{Chunk, MissingContentError, TrustLevel};
+pub use chunk::{CHUNK_FIELDS, Chunk, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
 pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};

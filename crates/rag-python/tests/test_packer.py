@@ -144,6 +144,24 @@ def test_chunk_fields_round_trip():
     assert '"embedding_model":"e5"' in extended.to_json()
 
 
+def test_an_extra_key_that_names_a_field_is_refused():
+    injected = {"tenant_id": "globex", "acl_labels": [], "content": "INJECTED"}
+    with pytest.raises(ValueError, match=r"chunk a: extra field `(tenant_id|acl_labels|content)` names a field"):
+        Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra=injected)
+    chunk = Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra={"embedding_model": "e5"})
+    with pytest.raises(ValueError, match="extra field `tenant_id`"):
+        chunk.extra = {"tenant_id": "globex"}
+    # The live dict is checked whenever the chunk leaves Python: no door writes a key twice.
+    chunk.extra["tenant_id"] = "globex"
+    for door in (chunk.to_json, chunk.to_dict, lambda: pickle.dumps(chunk)):
+        with pytest.raises(ValueError, match="extra field `tenant_id`"):
+            door()
+    del chunk.extra["tenant_id"]
+    back = Chunk.from_dict(chunk.to_dict())
+    assert (back.tenant_id, back.acl_labels, back.content) == ("acme", ("hr",), "salary")
+    assert pickle.loads(pickle.dumps(chunk)) == chunk
+
+
 def test_metadata_is_a_live_dict_and_copies_are_independent():
     chunk = Chunk("c", "d", "t", "x", metadata={"kind": "body"})
     chunk.metadata["page"] = 3

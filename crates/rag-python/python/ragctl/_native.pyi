@@ -195,7 +195,8 @@ class Chunk:
     metadata: Dict[str, JSON]
     """Producer data; the heading-aware chunker sets ``kind``, ``level`` and ``heading_path``."""
     extra: Dict[str, JSON]
-    """Fields of the JSON form this version does not know, kept on a round trip."""
+    """Fields of the JSON form this version does not know, kept on a round trip; a key that names
+    a field of the chunk (``tenant_id``, ``content``, ...) is a ``ValueError``."""
     @property
     def heading_path(self) -> List[str]:
         """Titles of the enclosing headings, outermost first (from ``metadata``)."""
