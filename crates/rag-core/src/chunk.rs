@@ -536,7 +536,10 @@ mod tests {
         injected.insert("embedding_model".into(), json!("e5"));
         injected.insert("tenant_id".into(), json!("globex"));
         assert!(chunk.set_extra(injected).is_err());
-        assert!(chunk.extra().is_empty(), "a refused set_extra leaves the chunk as it was");
+        assert!(
+            chunk.extra().is_empty(),
+            "a refused set_extra leaves the chunk as it was"
+        );
         assert_eq!(chunk.insert_extra("embedding_model", json!("e5")).unwrap(), None);
 
         // Serialisation writes each key once, so the chunk reads back as it was.
@@ -544,7 +547,10 @@ mod tests {
         assert_eq!(line.matches("\"tenant_id\"").count(), 1, "{line}");
         let back: Chunk = serde_json::from_str(&line).unwrap();
         assert_eq!(back, chunk);
-        assert_eq!((back.tenant_id.as_str(), back.acl_labels.as_slice()), ("acme", &["hr".to_owned()][..]));
+        assert_eq!(
+            (back.tenant_id.as_str(), back.acl_labels.as_slice()),
+            ("acme", &["hr".to_owned()][..])
+        );
     }
 
     #[test]

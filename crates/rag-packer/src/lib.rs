@@ -81,7 +81,7 @@ pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adja
 pub use repacker::{
     BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
 };
-pub use score::{BM25_B, BM25_K1, HEADING_WEIGHT, bm25_chunk_scores, bm25_scores, search_terms, stem};
+pub use score::{BM25_B, BM25_K1, HEADING_WEIGHT, MAX_QUERY_TERMS, bm25_chunk_scores, bm25_scores, search_terms, stem};
 pub use sections::{carried_headings, section_scores};
 pub use select::{
     OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,

@@ -120,7 +120,10 @@ impl<'a> HeldLabels<'a> {
 
     /// Whether the principal may see `chunk`: it holds every one of the chunk's `acl_labels`.
     pub(crate) fn may_see(&self, chunk: &Chunk) -> bool {
-        chunk.acl_labels.iter().all(|label| self.labels.contains(label.as_str()))
+        chunk
+            .acl_labels
+            .iter()
+            .all(|label| self.labels.contains(label.as_str()))
     }
 }
 
@@ -264,7 +267,10 @@ mod tests {
         };
         assert!(held.may_see(&chunk(&[])), "a chunk without labels is public");
         assert!(held.may_see(&chunk(&["label0", "label7999", "label0"])));
-        assert!(!held.may_see(&chunk(&["label0", "label8000"])), "one missing label hides it");
+        assert!(
+            !held.may_see(&chunk(&["label0", "label8000"])),
+            "one missing label hides it"
+        );
         assert!(!held.may_see(&chunk(&["Label0"])), "labels compare exactly");
         let nobody = RequestContext::local("t");
         assert!(!HeldLabels::of(&nobody).may_see(&chunk(&["label0"])));

@@ -223,7 +223,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
             (chunks, name)
         }
     };
-    let scoring = score_missing(&args.query, &mut chunks);
+    let scoring = score_missing(&args.query, &mut chunks)?;
     if scoring.query_has_no_terms {
         crate::diagnostics::warning(&format!(
             "the query {:?} has no term to score the chunks by (it is empty or only stop words such as \
@@ -316,40 +316,40 @@ struct Scoring {
 /// Given scores and BM25 scores are on different scales, so they are never mixed: when some chunks
 /// carry a score and others do not, the given scores stand and a missing one counts as 0.0 (the
 /// seed's rule), and the output says so.
-fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
+fn score_missing(query: &str, chunks: &mut [Chunk]) -> anyhow::Result<Scoring> {
     let missing = chunks.iter().filter(|c| c.score.is_none()).count();
     if missing == 0 {
-        return Scoring {
+        return Ok(Scoring {
             description: "given (every chunk had a score)".to_owned(),
             floor: None,
             query_has_no_terms: false,
-        };
+        });
     }
     if missing < chunks.len() {
-        return Scoring {
+        return Ok(Scoring {
             description: format!(
                 "given; the {missing} of {} chunks without a score count as 0.0 (given and bm25 scores are never mixed)",
                 chunks.len()
             ),
             floor: None,
             query_has_no_terms: false,
-        };
+        });
     }
-    let scores = bm25_chunk_scores(query, chunks);
+    let scores = bm25_chunk_scores(query, chunks)?;
     for (chunk, score) in chunks.iter_mut().zip(scores) {
         chunk.score = Some(score);
     }
     let mut terms = search_terms(query);
     terms.sort_unstable();
     terms.dedup();
-    Scoring {
+    Ok(Scoring {
         description: format!(
             "bm25 against the query over heading path and text of {missing} chunks (terms: {}); chunks without a query term are not packed",
             terms.join(", ")
         ),
         floor: Some(0.0),
         query_has_no_terms: terms.is_empty(),
-    }
+    })
 }
 
 /// What a report of a pack shows: the request, where the chunks came from and how many, how they

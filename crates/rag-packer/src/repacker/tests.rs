@@ -113,10 +113,15 @@ fn auto_batches_sizes_near_the_top_of_the_range_without_overflow() {
     let fits = Repacker::builder()
         .batch_size(BatchSize::Auto)
         .size_limit(usize::MAX)
-        .size_fn(SizeFn::custom(move |c| if c.id.as_str() == "c0" { half } else { half - 1 }))
+        .size_fn(SizeFn::custom(
+            move |c| if c.id.as_str() == "c0" { half } else { half - 1 },
+        ))
         .build()
         .unwrap();
-    assert_eq!(ids(&fits.repack(chunks(&["a", "b", "c"])).unwrap()), [vec!["c0", "c1"], vec!["c2"]]);
+    assert_eq!(
+        ids(&fits.repack(chunks(&["a", "b", "c"])).unwrap()),
+        [vec!["c0", "c1"], vec!["c2"]]
+    );
 }
 
 #[test]

@@ -520,3 +520,35 @@ fn a_query_of_only_stop_words_is_warned_of_and_scores_zero_not_minus_zero() {
         assert_eq!(out["dropped"][0]["score"].to_string(), "0.0", "{query:?}");
     }
 }
+
+#[test]
+fn a_query_finds_chinese_japanese_korean_and_thai_text() {
+    // Each document is one sentence written without spaces between its words (Korean: with a
+    // particle attached), and each query is one word of it.
+    for (query, text) in [
+        ("首都", "東京は日本の首都です。"),
+        ("首都", "北京是中国的首都。"),
+        ("수도", "서울은 한국의 수도입니다."),
+        ("ภาษาไทย", "ฉันพูดภาษาไทยได้"),
+    ] {
+        let dir = dir_with("cjk", &[("doc.md", text)]);
+        let chunked = stdout_of(ragctl_in(&dir).args(["chunk", "doc.md", "--format", "jsonl"]));
+        let packed = pack_json(query, &[], chunked);
+        assert_eq!(packed["chunks_out"], 1, "{query:?} in {text:?}: {packed}");
+        assert_eq!(packed["context"], text);
+    }
+}
+
+#[test]
+fn a_query_of_more_than_1024_distinct_terms_is_refused() {
+    let query: Vec<String> = (0..1025).map(|i| format!("term{i}")).collect();
+    let input = chunk_line("a", "term1 and term2", json!({"score": null}));
+    refused(
+        ragctl()
+            .args(["pack", &query.join(" "), "--input", "-"])
+            .write_stdin(input),
+    )
+    .stderr(predicate::str::contains(
+        "the query has 1025 distinct search terms; BM25 searches at most 1024",
+    ));
+}
