@@ -34,7 +34,8 @@ pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Spa
 pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, SelectionStrategy,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, Scoring,
+    SelectionStrategy,
 };
 pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError};
 

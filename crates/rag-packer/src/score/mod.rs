@@ -1,5 +1,6 @@
 //! Scoring chunks that arrive without a retriever's score, so a local pipeline still ranks: Okapi
-//! BM25 over each chunk's heading path and text, with the analysis a search engine applies.
+//! BM25 over each chunk's heading path and text, with the analysis a search engine applies, and
+//! the policy that decides when the packer applies it ([`score_missing`]).
 //!
 //! The analysis ([`search_terms`]): words are runs of letters and digits; an identifier also
 //! counts as its parts (`readLines` is `readlines`, `read` and `lines`; `read_file` is `read` and
@@ -9,16 +10,20 @@
 //! (Chinese, Japanese, Korean's Hangul, Thai) are cut into overlapping character bigrams, as
 //! Lucene's CJK analyser does, so `首都` finds `東京は日本の首都です`.
 //!
-//! The files: `analysis.rs` (terms), `bm25.rs` (the scores, over sparse postings).
+//! The files: `analysis.rs` (terms), `bm25.rs` (the scores, over sparse postings), `policy.rs`
+//! (when the packer scores, and what it reports).
 
 mod analysis;
 mod bm25;
+mod policy;
 
 use rag_core::{Chunk, PackerError};
 
 pub use self::analysis::{search_terms, stem};
 pub use self::bm25::{BM25_B, BM25_K1, MAX_QUERY_TERMS};
 use self::bm25::{Query, analyse, bm25};
+pub use self::policy::score_missing;
+pub(crate) use self::policy::{given_scoring, relevance_floor};
 
 /// How many times a term of a chunk's heading path counts, against once in its text. The heading
 /// path names what a section is about (the API, the task), so a body chunk that never repeats its
@@ -57,7 +62,8 @@ pub fn bm25_scores(query: &str, texts: &[&str]) -> Result<Vec<f64>, PackerError>
 /// [`HEADING_WEIGHT`] times, its content once. A chunk without content is scored on its heading
 /// path alone.
 ///
-/// Pass only chunks the principal may see: the scores depend on every chunk given.
+/// Pass only chunks the principal may see: the scores depend on every chunk given. The packer
+/// scores the visible ones itself when it has the query ([`score_missing`]).
 ///
 /// ```
 /// use rag_core::Chunk;
