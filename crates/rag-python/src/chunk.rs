@@ -131,7 +131,9 @@ impl PyChunk {
                 .current(py, &self.inner.metadata, &self.field("metadata"))?;
         }
         if self.extra.dict.is_some() {
-            chunk.extra = self.extra.current(py, &self.inner.extra, &self.field("extra"))?;
+            chunk
+                .set_extra(self.extra.current(py, self.inner.extra(), &self.field("extra"))?)
+                .map_err(extra_field)?;
         }
         Ok(chunk)
     }
@@ -164,6 +166,10 @@ pub(crate) fn chunks_from_py(chunks: &Bound<'_, PyAny>, what: &str) -> PyResult<
 }
 
 fn missing_body(err: rag_core::MissingContentError) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+fn extra_field(err: rag_core::ExtraFieldError) -> PyErr {
     PyValueError::new_err(err.to_string())
 }
 
@@ -211,7 +217,8 @@ impl PyChunk {
             this.inner.metadata = json::map_from_py(metadata, &this.field("metadata"))?;
         }
         if let Some(extra) = extra {
-            this.inner.extra = json::map_from_py(extra, &this.field("extra"))?;
+            let extra = json::map_from_py(extra, &this.field("extra"))?;
+            this.inner.set_extra(extra).map_err(extra_field)?;
         }
         let _ = py;
         Ok(this)
@@ -402,18 +409,20 @@ impl PyChunk {
         Ok(())
     }
 
-    /// Fields of the JSON form this version does not know, kept so a round trip loses nothing.
+    /// Fields of the JSON form this version does not know, kept so a round trip loses nothing; a
+    /// key that names a field of the chunk (`tenant_id`, `content`, ...) is a `ValueError`.
     #[getter]
     fn get_extra<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let what = self.field("extra");
-        self.extra.get(py, &self.inner.extra, &what)
+        self.extra.get(py, self.inner.extra(), &what)
     }
 
     #[setter]
     fn set_extra(&mut self, py: Python<'_>, extra: &Bound<'_, PyDict>) -> PyResult<()> {
         let what = self.field("extra");
-        self.inner.extra = json::map_from_py(extra, &what)?;
-        self.extra.dict = Some(json::map_to_py(py, &self.inner.extra, &what)?.unbind());
+        let extra = json::map_from_py(extra, &what)?;
+        self.inner.set_extra(extra).map_err(extra_field)?;
+        self.extra.dict = Some(json::map_to_py(py, self.inner.extra(), &what)?.unbind());
         Ok(())
     }
 

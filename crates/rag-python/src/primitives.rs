@@ -235,21 +235,25 @@ fn detect_conflicts(py: Python<'_>, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<P
     Ok(conflicts.into_iter().map(PyConflictAnnotation::from_rust).collect())
 }
 
-/// Okapi BM25 scores of `texts` against `query` (k1 1.2, b 0.75), divided by the best.
+/// Okapi BM25 scores of `texts` against `query` (k1 1.2, b 0.75), divided by the best; a query
+/// of more than 1024 distinct terms is a `PackerError`.
 #[pyfunction]
-fn bm25_scores(py: Python<'_>, query: &str, texts: Vec<String>) -> Vec<f64> {
+fn bm25_scores(py: Python<'_>, query: &str, texts: Vec<String>) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         rag_packer::bm25_scores(query, &texts)
     })
+    .map_err(|e| errors::packer_error(py, &e))
 }
 
 /// BM25 scores of chunks as `ragctl pack` computes them for unscored chunks (headings weighted,
-/// stemmed terms), divided by the best.
+/// stemmed terms), divided by the best; a query of more than 1024 distinct terms is a
+/// `PackerError`.
 #[pyfunction]
 fn bm25_chunk_scores(py: Python<'_>, query: &str, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     let (engine, _) = chunks_from_py(chunks, "chunks")?;
-    Ok(py.detach(|| rag_packer::bm25_chunk_scores(query, &engine)))
+    py.detach(|| rag_packer::bm25_chunk_scores(query, &engine))
+        .map_err(|e| errors::packer_error(py, &e))
 }
 
 /// Registers the primitives on the native module.
