@@ -527,6 +527,7 @@ mod tests {
         chunk.token_count = Some(1);
         chunk.tokenizer = Some("tiktoken:cl100k_base".into());
         chunk.span = Some(crate::Span::new(0, 1));
+        chunk.provenance = vec![crate::Origin::bytes(10, 11)];
         chunk.source_uri = Some("s".into());
         chunk.score = Some(1.0);
         chunk.trust = crate::TrustLevel::Untrusted;
