@@ -229,7 +229,7 @@ mod tests {
             <p>First  para\n with <b>bold</b> and <code>x()</code>.</p>\
             <ul><li>one</li><li>two<ul><li>deep</li></ul>tail</li></ul>\
             <ol start=3><li>three</li></ol>\
-            <table><caption>Sizes</caption><tr><th>a</th><th>b|c</th></tr><tr><td>1</td><td>2</td></tr></table>\
+            <table><caption>Sizes</caption><tr><th>a</th><th>b|c</th></tr><tr><td> 1 </td><td>2</td></tr></table>\
             <pre><code class=\"language-rust\">fn main() {\n    x &lt; y;\n}\n</code></pre>\
             <blockquote><p>Quoted</p><p>twice</p></blockquote>\
             <figure><img src=x.png><figcaption>A figure</figcaption></figure>\

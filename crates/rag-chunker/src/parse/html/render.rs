@@ -869,7 +869,8 @@ impl Writer<'_> {
         let mut first: Option<usize> = None;
         for c in text.chars() {
             if c.is_ascii_whitespace() {
-                self.pending_space = self.has_content() || self.pending_space;
+                // No space at a block's start, or after the space that opens a table cell.
+                self.pending_space |= self.has_content() && !self.out.text.ends_with(' ');
                 continue;
             }
             let separated = self.before_char();
