@@ -433,7 +433,13 @@ fn chunk_into(
         return out
             .write_all(header.as_bytes())
             .and_then(|()| out.write_all(parsed.document.text.as_bytes()))
-            .and_then(|()| if settings.name_renditions { out.write_all(b"\n") } else { Ok(()) })
+            .and_then(|()| {
+                if settings.name_renditions {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
             .context("writing the output")
             .map_err(Failure::Output);
     }
@@ -683,7 +689,10 @@ mod tests {
             "  rendition:  html of 48,213 B, 24,658 B of text\n  left out:   12,345 B markup, 8,000 B chrome, 3,210 B script\n"
         );
         let ocr = rag_core::Rendition::new("ocr", None);
-        assert_eq!(rendition_lines(&ocr, 10), "  rendition:  ocr, 10 B of text\n  left out:   nothing\n");
+        assert_eq!(
+            rendition_lines(&ocr, 10),
+            "  rendition:  ocr, 10 B of text\n  left out:   nothing\n"
+        );
     }
 
     #[test]

@@ -427,7 +427,10 @@ fn variant_dirs(dir: &Path) -> Result<Vec<String>, String> {
 /// name with another extension; exactly one must exist.
 fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<String, String> {
     let path = Path::new(file);
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let parent = path.parent().unwrap_or(Path::new(""));
     let folder = dir.join(variant).join(parent);
     let entries = std::fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;

@@ -36,8 +36,8 @@ pub fn contains_answer(context: &str, answer: &str) -> bool {
 /// markup, not words. Only lowercase names: Node.js writes its types `<Object>`, `<string>`, which
 /// are words.
 const INLINE_TAGS: [&str; 24] = [
-    "a", "abbr", "b", "br", "code", "del", "div", "em", "i", "img", "ins", "kbd", "li", "ol", "p", "pre", "s",
-    "samp", "span", "strong", "sub", "sup", "ul", "var",
+    "a", "abbr", "b", "br", "code", "del", "div", "em", "i", "img", "ins", "kbd", "li", "ol", "p", "pre", "s", "samp",
+    "span", "strong", "sub", "sup", "ul", "var",
 ];
 
 /// The words a reader sees in `text`, Markdown or a text rendition of HTML, PDF or DOCX: maximal
@@ -66,7 +66,10 @@ pub fn rendered_words(text: &str) -> String {
         } else if tail.starts_with("](") || tail.starts_with("][") {
             let close = if tail.as_bytes()[1] == b'(' { ')' } else { ']' };
             // The bracket itself stays: it ends the link text.
-            tail[2..].find(close).filter(|&end| !tail[2..2 + end].contains('\n')).map(|end| 2 + end + 1)
+            tail[2..]
+                .find(close)
+                .filter(|&end| !tail[2..2 + end].contains('\n'))
+                .map(|end| 2 + end + 1)
         } else if tail.starts_with('&') {
             let name = tail[1..].find(';').filter(|&end| {
                 end > 0 && end <= 10 && tail[1..1 + end].chars().all(|c| c.is_ascii_alphanumeric() || c == '#')
@@ -124,7 +127,11 @@ fn inline_tag_len(text: &str) -> Option<usize> {
 /// ```
 pub fn contains_answer_words(context: &str, answer: &str) -> bool {
     let answer = rendered_words(answer);
-    answer.trim().is_empty().then_some(false).unwrap_or_else(|| rendered_words(context).contains(&answer))
+    answer
+        .trim()
+        .is_empty()
+        .then_some(false)
+        .unwrap_or_else(|| rendered_words(context).contains(&answer))
 }
 
 #[cfg(test)]
@@ -136,9 +143,15 @@ mod tests {
         assert_eq!(rendered_words("**Default:** `10`."), " Default 10 ");
         assert_eq!(rendered_words("| `fd` | <integer> |"), " fd integer ");
         // A link keeps its text, loses its destination; a bracket alone is not a link.
-        assert_eq!(rendered_words("[the docs](https://x.org/a.html) and [1]"), " the docs and 1 ");
+        assert_eq!(
+            rendered_words("[the docs](https://x.org/a.html) and [1]"),
+            " the docs and 1 "
+        );
         // Unknown or unclosed tags are words: `<Buffer>` is a type.
-        assert_eq!(rendered_words("<Buffer> | <p>para</p> <span class=x>s</span> a < b"), " Buffer para s a b ");
+        assert_eq!(
+            rendered_words("<Buffer> | <p>para</p> <span class=x>s</span> a < b"),
+            " Buffer para s a b "
+        );
         assert_eq!(rendered_words("caf&eacute; &#39;x&#39; & more"), " caf x more ");
     }
 

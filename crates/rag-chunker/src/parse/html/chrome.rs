@@ -34,6 +34,8 @@ const CHROME_ROLES: [&str; 5] = ["navigation", "banner", "contentinfo", "complem
 pub(crate) struct Chrome {
     /// Per node: the subtree is chrome.
     chrome: Vec<bool>,
+    /// Whether headings' permalinks (`¶`, `#`) are chrome.
+    permalinks: bool,
 }
 
 impl Chrome {
@@ -41,6 +43,7 @@ impl Chrome {
     pub(crate) fn none(tree: &Tree) -> Self {
         Self {
             chrome: vec![false; tree.nodes.len()],
+            permalinks: false,
         }
     }
 
@@ -92,7 +95,15 @@ impl Chrome {
                     !holds_root[id] && !head[id]
                 };
         }
-        Self { chrome }
+        Self {
+            chrome,
+            permalinks: true,
+        }
+    }
+
+    /// Whether headings' permalinks are chrome.
+    pub(crate) fn drops_permalinks(&self) -> bool {
+        self.permalinks
     }
 
     /// Whether `node` (and so its subtree) is chrome.
@@ -176,7 +187,7 @@ fn link_stats(tree: &Tree, order: &[NodeId]) -> Vec<LinkStats> {
 /// - `nav`, `role=navigation` or `search` (anywhere); outside marked content also `aside`,
 ///   `header` and `footer` that belong to the page (not inside `article`, `section`, `main`,
 ///   `aside` or `nav`), and `role=banner`, `contentinfo` or `complementary`;
-/// - an `id` or `class` word that names chrome (`toc`, `breadcrumb`; outside marked content also
+/// - a container (`div`, `ul`, `section`, ...) with an `id` or `class` word that names chrome (`toc`, `breadcrumb`; outside marked content also
 ///   `nav`, `menu`, `sidebar`, `footer`, ...);
 /// - outside marked content, a block whose text is at least 90% link text over at least ten
 ///   links, with no heading or code in it: a list of links to elsewhere.
@@ -203,7 +214,12 @@ fn is_chrome(tree: &Tree, id: NodeId, stats: &[LinkStats], in_content: bool) -> 
                 .any(|w| words.iter().any(|chrome| w.eq_ignore_ascii_case(chrome)))
         })
     };
-    if name != "body" && name != "html" && (named(node.attr("id")) || named(node.attr("class"))) {
+    // Containers only: a link or a span of class `toc-backref` is part of what it is in.
+    let container = matches!(
+        name,
+        "div" | "nav" | "ul" | "ol" | "section" | "aside" | "details" | "header" | "footer" | "table" | "dl" | "form"
+    );
+    if container && (named(node.attr("id")) || named(node.attr("class"))) {
         return true;
     }
     if in_content {

@@ -234,7 +234,7 @@ impl Writer<'_> {
         if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
             return Role::Skip("hidden");
         }
-        if self.chrome.is(id) || (name == "a" && self.is_permalink(id)) {
+        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && self.is_permalink(id)) {
             return Role::Skip("chrome");
         }
         if self.raw() {
@@ -416,7 +416,7 @@ impl Writer<'_> {
                 if self.raw() {
                     self.write_raw("\n", (0, 0));
                 } else if self.flat() {
-                    self.pending_space = self.has_content();
+                    self.want_space();
                 } else if self.has_content() {
                     self.pending_break = true;
                 }
@@ -643,27 +643,53 @@ impl Writer<'_> {
         }
     }
 
-    /// The language a `pre` (or its `code`) names with a `language-*` or `lang-*` class, or a
-    /// `data-lang` attribute.
+    /// The language a `pre` names for its code: a `data-lang` attribute, or a class of the `pre`,
+    /// its `code` child or the two elements around it, as generators write them: `language-X`
+    /// and `lang-X` (CommonMark, highlight.js, Prism), `highlight-X` and `highlight-source-X`
+    /// (Sphinx, GitHub), `sourceCode X` (pandoc), `code X` (docutils).
     fn language(&self, id: NodeId) -> String {
+        let nodes = &self.tree.nodes;
         let mut candidates = vec![id];
         candidates.extend(
-            self.tree.nodes[id]
+            nodes[id]
                 .children
                 .iter()
                 .copied()
-                .filter(|&c| self.tree.nodes[c].html_name() == "code"),
+                .filter(|&c| nodes[c].html_name() == "code"),
         );
+        let parent = nodes[id].parent;
+        candidates.extend(parent);
+        candidates.extend(parent.and_then(|p| nodes[p].parent));
         for node in candidates {
-            let node = &self.tree.nodes[node];
+            let node = &nodes[node];
             if let Some(lang) = node.attr("data-lang") {
                 return clean_language(lang);
             }
-            if let Some(class) = node.attr("class") {
-                for word in class.split_whitespace() {
-                    if let Some(lang) = word.strip_prefix("language-").or_else(|| word.strip_prefix("lang-")) {
-                        return clean_language(lang);
-                    }
+            let Some(class) = node.attr("class") else {
+                continue;
+            };
+            for word in class.split_whitespace() {
+                let named = word
+                    .strip_prefix("language-")
+                    .or_else(|| word.strip_prefix("lang-"))
+                    .or_else(|| word.strip_prefix("highlight-source-"))
+                    .or_else(|| word.strip_prefix("highlight-"));
+                if let Some(lang) = named {
+                    return clean_language(lang);
+                }
+            }
+            let words: Vec<&str> = class.split_whitespace().collect();
+            if words.iter().any(|w| matches!(*w, "sourceCode" | "code")) {
+                let not_language = [
+                    "sourceCode",
+                    "code",
+                    "literal-block",
+                    "highlight",
+                    "notranslate",
+                    "numberLines",
+                ];
+                if let Some(lang) = words.iter().find(|w| !not_language.contains(w)) {
+                    return clean_language(lang);
                 }
             }
         }
@@ -707,6 +733,12 @@ impl Writer<'_> {
         }
     }
 
+    /// A space is due before the next character: not at a block's start, nor after the space
+    /// that opens a table cell.
+    fn want_space(&mut self) {
+        self.pending_space |= self.has_content() && !self.out.text.ends_with(' ');
+    }
+
     fn has_content(&self) -> bool {
         self.open.as_ref().is_some_and(|o| o.has_content)
     }
@@ -721,7 +753,7 @@ impl Writer<'_> {
     /// item's next paragraph starts on a new line of the same block.
     fn flow_break(&mut self) {
         if self.flat() {
-            self.pending_space = self.has_content();
+            self.want_space();
             return;
         }
         let in_item = matches!(self.contexts.last(), Some(Context::Item));
@@ -869,8 +901,7 @@ impl Writer<'_> {
         let mut first: Option<usize> = None;
         for c in text.chars() {
             if c.is_ascii_whitespace() {
-                // No space at a block's start, or after the space that opens a table cell.
-                self.pending_space |= self.has_content() && !self.out.text.ends_with(' ');
+                self.want_space();
                 continue;
             }
             let separated = self.before_char();

@@ -103,7 +103,9 @@ pub(crate) enum Overflow {
 }
 
 /// The sink html5ever builds into: the arena, and where the feed is.
-struct Sink {
+struct Sink<'s> {
+    /// The decoded source.
+    source: &'s str,
     nodes: RefCell<Vec<Node>>,
     /// Start of the first piece fed since the sink was last called.
     pending_start: Cell<usize>,
@@ -111,13 +113,31 @@ struct Sink {
     called_in_piece: Cell<bool>,
     /// The current piece.
     piece: Cell<(usize, usize)>,
+    /// Where in the current piece the text appended so far ends.
+    piece_cursor: Cell<usize>,
     max_nodes: usize,
     max_depth: usize,
     overflow: Cell<Option<Overflow>>,
 }
 
-impl Sink {
-    /// Where text appended now came from.
+impl Sink<'_> {
+    /// Where `text`, appended now, came from: where it stands in the current piece after the
+    /// text appended from it already (two text nodes can come from one piece: white space in the
+    /// head and text the tree builder moves to the body), else from the pending pieces.
+    fn source_of(&self, text: &str) -> (usize, usize) {
+        let (_, end) = self.piece.get();
+        let cursor = self.piece_cursor.get();
+        if !text.is_empty()
+            && let Some(found) = self.source.get(cursor..end).and_then(|piece| piece.find(text))
+        {
+            let start = cursor + found;
+            self.piece_cursor.set(start + text.len());
+            return (start, start + text.len());
+        }
+        self.source_now()
+    }
+
+    /// Where what the tokenizer emits now came from.
     fn source_now(&self) -> (usize, usize) {
         let (start, end) = self.piece.get();
         let from = if self.called_in_piece.get() {
@@ -167,7 +187,7 @@ impl Sink {
 
     /// Inserts text at `index` of `parent`'s children, merging it into a text node just before.
     fn insert_text(&self, parent: NodeId, index: usize, text: &str) {
-        let source = self.source_now();
+        let source = self.source_of(text);
         let piece = Piece {
             len: text.len(),
             source,
@@ -213,10 +233,13 @@ impl Sink {
     }
 }
 
-impl TreeSink for Sink {
+impl<'s> TreeSink for Sink<'s> {
     type Handle = NodeId;
     type Output = Tree;
-    type ElemName<'a> = Ref<'a, QualName>;
+    type ElemName<'a>
+        = Ref<'a, QualName>
+    where
+        Self: 'a;
 
     fn finish(self) -> Tree {
         Tree {
@@ -366,6 +389,7 @@ fn is_cut(byte: u8) -> bool {
 /// Builds the tree of `text` (decoded HTML), or says which limit it overflowed.
 pub(crate) fn build(text: &str, max_nodes: usize, max_depth: usize) -> Result<Tree, Overflow> {
     let sink = Sink {
+        source: text,
         nodes: RefCell::new(vec![Node {
             parent: None,
             children: Vec::new(),
@@ -376,6 +400,7 @@ pub(crate) fn build(text: &str, max_nodes: usize, max_depth: usize) -> Result<Tr
         pending_start: Cell::new(0),
         called_in_piece: Cell::new(false),
         piece: Cell::new((0, 0)),
+        piece_cursor: Cell::new(0),
         max_nodes,
         max_depth,
         overflow: Cell::new(None),
@@ -418,6 +443,7 @@ pub(crate) fn build(text: &str, max_nodes: usize, max_depth: usize) -> Result<Tr
         }
         after_tag = bytes[start] == b'>';
         sink.piece.set((start, end));
+        sink.piece_cursor.set(start);
         input.push_back(StrTendril::from_slice(&text[start..end]));
         while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
         if let Some(overflow) = sink.overflow.get() {
@@ -430,6 +456,7 @@ pub(crate) fn build(text: &str, max_nodes: usize, max_depth: usize) -> Result<Tr
         sink.pending_start.set(bytes.len());
     }
     sink.piece.set((bytes.len(), bytes.len()));
+    sink.piece_cursor.set(bytes.len());
     tokenizer.end();
     if let Some(overflow) = tokenizer.sink.sink.overflow.get() {
         return Err(overflow);
@@ -480,7 +507,7 @@ mod tests {
         // one, and the pieces overlap there, but together they cover exactly the source.
         let source = "a &amp; b &#x3C;c&gt; &notit; &copy d";
         assert!(pieces.iter().all(|p| source.contains(p)), "{pieces:?}");
-        assert!(pieces[0].starts_with("a ") && pieces.last().is_some_and(|p| p.ends_with(" d")));
+        assert!(pieces[0].starts_with("a ") && pieces.last().is_some_and(|p| p.ends_with('d')));
         assert!(pieces.contains(&"&#x3C;"), "{pieces:?}");
     }
 
