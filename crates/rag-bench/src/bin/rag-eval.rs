@@ -199,6 +199,7 @@ fn pack(
     strategy: &str,
     budget: u64,
     counter: &TiktokenCounter,
+    with_report: bool,
 ) -> Result<PackOutcome, String> {
     let what = format!("question {} ({strategy}, {budget})", question.id);
     let base = |format: &str| {
@@ -221,6 +222,20 @@ fn pack(
     let context = String::from_utf8(context).map_err(|e| format!("{what}: the context is not UTF-8: {e}"))?;
     // The CLI ends the context with a newline for the terminal; it is not part of the prompt.
     let rendered = context.strip_suffix('\n').unwrap_or(&context);
+    let rendered_tokens = counter
+        .count(rendered)
+        .map_err(|err| format!("{what}: counting the context: {err}"))?;
+    if !with_report {
+        // A format variant is compared on the answer alone: the context is all it needs.
+        return Ok(PackOutcome {
+            answered: contains_answer(rendered, &question.answer),
+            answered_words: contains_answer_words(rendered, &question.answer),
+            heading_chunks: 0,
+            packed_ids: Vec::new(),
+            tokens_used: 0,
+            rendered_tokens,
+        });
+    }
 
     let report = run(&mut base("json"), &format!("{what}: ragctl pack --format json"))?;
     let report: Value =
@@ -245,19 +260,19 @@ fn pack(
         tokens_used: report["tokens_used"]
             .as_u64()
             .ok_or(format!("{what}: ragctl pack --format json has no \"tokens_used\""))?,
-        rendered_tokens: counter
-            .count(rendered)
-            .map_err(|err| format!("{what}: counting the context: {err}"))?,
+        rendered_tokens,
     })
 }
 
 /// Every pack of a corpus on `args.threads` threads; outcome `[q][cell]` is question `q` at cell
-/// `cell` of `strategies x budgets`. The first failure stops the others.
+/// `cell` of `strategies x budgets`; `with_report` also runs `--format json` for what was packed.
+/// The first failure stops the others.
 fn pack_all(
     args: &Args,
     chunks_file: &Path,
     questions: &[Question],
     cells: &[(String, u64)],
+    with_report: bool,
 ) -> Result<Vec<Vec<PackOutcome>>, String> {
     let counter = TiktokenCounter::cl100k();
     let jobs = questions.len() * cells.len();
@@ -281,6 +296,7 @@ fn pack_all(
                         strategy,
                         *budget,
                         &counter,
+                        with_report,
                     );
                     if outcome.is_err() {
                         failed.store(true, Ordering::Relaxed);
@@ -347,7 +363,7 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
         args.threads
     );
     let started = Instant::now();
-    let outcomes = pack_all(args, &chunks_file, &questions, &cells)?;
+    let outcomes = pack_all(args, &chunks_file, &questions, &cells, true)?;
     eprintln!("{name}: packed in {:.0} s", started.elapsed().as_secs_f64());
 
     let summaries: Vec<_> = cells
@@ -522,7 +538,7 @@ fn evaluate_variant(
 
     eprintln!("{name}: {} questions x {} cells", asked.len(), cells.len());
     let started = Instant::now();
-    let outcomes = pack_all(args, &chunks_file, &asked, cells)?;
+    let outcomes = pack_all(args, &chunks_file, &asked, cells, false)?;
     eprintln!("{name}: packed in {:.0} s", started.elapsed().as_secs_f64());
     let rows: Vec<VariantRow> = cells
         .iter()

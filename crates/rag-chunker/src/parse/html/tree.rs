@@ -91,6 +91,10 @@ impl Node {
 #[derive(Debug)]
 pub(crate) struct Tree {
     pub(crate) nodes: Vec<Node>,
+    /// Children examined to find a node among its siblings, all moves together: the tests hold
+    /// it linear in the size of the page.
+    #[cfg_attr(not(test), expect(dead_code, reason = "the tests count the work"))]
+    pub(crate) sibling_steps: usize,
 }
 
 /// Why tree building stopped early.
@@ -118,6 +122,7 @@ struct Sink<'s> {
     max_nodes: usize,
     max_depth: usize,
     overflow: Cell<Option<Overflow>>,
+    sibling_steps: Cell<usize>,
 }
 
 impl Sink<'_> {
@@ -167,11 +172,24 @@ impl Sink<'_> {
         nodes.len() - 1
     }
 
-    /// Detaches `child` from its parent, if it has one.
-    fn detach(nodes: &mut [Node], child: NodeId) {
+    /// Detaches `child` from its parent, if it has one. The tree builder moves nodes it made
+    /// recently, so the search runs from the last child: a page of a hundred thousand misnested
+    /// tags stays linear.
+    fn detach(&self, nodes: &mut [Node], child: NodeId) {
         if let Some(parent) = nodes[child].parent.take() {
-            nodes[parent].children.retain(|&c| c != child);
+            let children = &mut nodes[parent].children;
+            if let Some(at) = self.find_child(children, child) {
+                children.remove(at);
+            }
         }
+    }
+
+    /// Where `child` is among `children`, searched from the end (and counted).
+    fn find_child(&self, children: &[NodeId], child: NodeId) -> Option<usize> {
+        let at = children.iter().rposition(|&c| c == child);
+        let steps = at.map_or(children.len(), |at| children.len() - at);
+        self.sibling_steps.set(self.sibling_steps.get() + steps);
+        at
     }
 
     /// Sets the depth of `child` under `parent`. A subtree the tree builder moves keeps the
@@ -222,7 +240,7 @@ impl Sink<'_> {
 
     fn insert_node(&self, parent: NodeId, index: Option<usize>, child: NodeId) {
         let mut nodes = self.nodes.borrow_mut();
-        Self::detach(&mut nodes, child);
+        self.detach(&mut nodes, child);
         nodes[child].parent = Some(parent);
         let children = &mut nodes[parent].children;
         match index {
@@ -244,6 +262,7 @@ impl<'s> TreeSink for Sink<'s> {
     fn finish(self) -> Tree {
         Tree {
             nodes: self.nodes.into_inner(),
+            sibling_steps: self.sibling_steps.get(),
         }
     }
 
@@ -325,11 +344,9 @@ impl<'s> TreeSink for Sink<'s> {
         let Some((parent, index)) = ({
             let nodes = self.nodes.borrow();
             nodes[*sibling].parent.and_then(|parent| {
-                nodes[parent]
-                    .children
-                    .iter()
-                    .position(|c| c == sibling)
-                    .map(|index| (parent, index))
+                // From the end: the sibling is most often the table text is fostered before,
+                // the last child so far.
+                self.find_child(&nodes[parent].children, *sibling).map(|index| (parent, index))
             })
         }) else {
             return;
@@ -341,10 +358,8 @@ impl<'s> TreeSink for Sink<'s> {
                 let index = {
                     let nodes = self.nodes.borrow();
                     match nodes[node].parent {
-                        Some(old) if old == parent => nodes[parent]
-                            .children
-                            .iter()
-                            .position(|&c| c == node)
+                        Some(old) if old == parent => self
+                            .find_child(&nodes[parent].children, node)
                             .map_or(index, |at| if at < index { index - 1 } else { index }),
                         _ => index,
                     }
@@ -367,7 +382,7 @@ impl<'s> TreeSink for Sink<'s> {
     }
 
     fn remove_from_parent(&self, target: &NodeId) {
-        Self::detach(&mut self.nodes.borrow_mut(), *target);
+        self.detach(&mut self.nodes.borrow_mut(), *target);
         self.touched();
     }
 
@@ -404,6 +419,7 @@ pub(crate) fn build(text: &str, max_nodes: usize, max_depth: usize) -> Result<Tr
         max_nodes,
         max_depth,
         overflow: Cell::new(None),
+        sibling_steps: Cell::new(0),
     };
     // Scripting off: `<noscript>` content is a tree (that is left out), not one text node.
     let builder = TreeBuilder::new(
@@ -518,6 +534,17 @@ mod tests {
         let many = "<i></i>".repeat(200);
         assert_eq!(build(&many, 100, 100).err(), Some(Overflow::Nodes));
         assert!(build(&many, 1000, 100).is_ok());
+    }
+
+    #[test]
+    fn fostering_and_misnesting_cost_work_linear_in_the_page() {
+        // Every fostered element is inserted before the table, the last child of the body;
+        // misnested formatting makes the tree builder move nodes between parents.
+        for unit in ["<i>x</i>", "<b>1<p>2</b>3</p>", "<a>1<div>2</a>3</div>"] {
+            let page = format!("<table>{}", unit.repeat(4000));
+            let tree = build(&page, 1_000_000, 512).unwrap_or_else(|e| panic!("{e:?}"));
+            assert!(tree.sibling_steps <= 8 * 4000, "{unit}: {} steps", tree.sibling_steps);
+        }
     }
 
     #[test]
