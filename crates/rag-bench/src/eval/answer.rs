@@ -70,9 +70,9 @@ pub fn rendered_words(text: &str) -> String {
                 .find(close)
                 .filter(|&end| !tail[2..2 + end].contains('\n'))
                 .map(|end| 2 + end + 1)
-        } else if tail.starts_with('&') {
-            let name = tail[1..].find(';').filter(|&end| {
-                end > 0 && end <= 10 && tail[1..1 + end].chars().all(|c| c.is_ascii_alphanumeric() || c == '#')
+        } else if let Some(reference) = tail.strip_prefix('&') {
+            let name = reference.find(';').filter(|&end| {
+                end > 0 && end <= 10 && reference[..end].chars().all(|c| c.is_ascii_alphanumeric() || c == '#')
             });
             name.map(|end| 1 + end + 1)
         } else {
@@ -127,11 +127,11 @@ fn inline_tag_len(text: &str) -> Option<usize> {
 /// ```
 pub fn contains_answer_words(context: &str, answer: &str) -> bool {
     let answer = rendered_words(answer);
-    answer
-        .trim()
-        .is_empty()
-        .then_some(false)
-        .unwrap_or_else(|| rendered_words(context).contains(&answer))
+    if answer.trim().is_empty() {
+        false
+    } else {
+        rendered_words(context).contains(&answer)
+    }
 }
 
 #[cfg(test)]

@@ -426,6 +426,23 @@ mod tests {
         );
     }
 
+    #[cfg(not(feature = "html"))]
+    #[test]
+    fn html_without_its_feature_is_not_built() {
+        let (id, corpus) = ("d".into(), "c".into());
+        let source = SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "page.html",
+            bytes: b"<p>x</p>",
+        };
+        let err = parse_document(&RequestContext::local("t"), DocumentType::Html, source).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("page.html: html is not supported by this build (rag-chunker's `html` feature is off)")
+        );
+    }
+
     #[test]
     fn paragraphs_split_on_blank_lines_with_any_line_ending() {
         let text = "one\r\ntwo\r\n \t\r\nthree\r\rfour\n\n\n";

@@ -346,7 +346,8 @@ impl<'s> TreeSink for Sink<'s> {
             nodes[*sibling].parent.and_then(|parent| {
                 // From the end: the sibling is most often the table text is fostered before,
                 // the last child so far.
-                self.find_child(&nodes[parent].children, *sibling).map(|index| (parent, index))
+                self.find_child(&nodes[parent].children, *sibling)
+                    .map(|index| (parent, index))
             })
         }) else {
             return;
