@@ -609,3 +609,35 @@ fn main() -> std::process::ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renditions_split_at_their_file_lines() {
+        let output = "==> html/a.html <==\n# A\n\ntext\n==> html/b.html <==\nB\n";
+        assert_eq!(
+            split_renditions(output),
+            [
+                ("html/a.html".to_owned(), "# A\n\ntext\n".to_owned()),
+                ("html/b.html".to_owned(), "B\n".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variant_file_has_the_documents_name_and_another_extension() {
+        let dir = std::env::temp_dir().join(format!("rag-eval-variant-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("html/sub")).unwrap_or_else(|e| panic!("{e}"));
+        for file in ["html/fs.html", "html/sub/x.htm", "html/two.html", "html/two.htm"] {
+            std::fs::write(dir.join(file), "<p>x</p>").unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(variant_file(&dir, "html", "fs.md"), Ok("fs.html".to_owned()));
+        assert_eq!(variant_file(&dir, "html", "sub/x.md"), Ok("sub/x.htm".to_owned()));
+        assert!(variant_file(&dir, "html", "none.md").is_err_and(|e| e.contains("no file for none.md")));
+        assert!(variant_file(&dir, "html", "two.md").is_err_and(|e| e.contains("several files")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
