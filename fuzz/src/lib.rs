@@ -49,8 +49,24 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
             assert_eq!(Some(offset), expected, "invalid UTF-8 reported at the wrong offset");
             return;
         }
+        // A page past a documented limit is refused, naming the limit; nothing else is an error.
+        Err(ParseError::LimitExceeded { .. }) if doc_type == DocumentType::Html => return,
         Err(err) => panic!("a {doc_type} parser refused UTF-8 input: {err}"),
     };
+    if let Some(rendition) = &parsed.rendition {
+        // A rendition: its source map in text order, inside the text, naming bytes of the input;
+        // its size linear in the input (line prefixes of nested lists and quotes stop growing).
+        let text = &parsed.document.text;
+        assert!(text.len() <= 41 * bytes.len() + 64, "a rendition of {} bytes from {}", text.len(), bytes.len());
+        let mut previous_end = 0;
+        for mapped in &rendition.source_map {
+            assert!(mapped.span.start >= previous_end && mapped.span.end <= text.len(), "source map out of order");
+            previous_end = mapped.span.end;
+            if let rag_core::Origin::Bytes { start, end } = mapped.origin {
+                assert!(start <= end && end <= bytes.len(), "origin {start}..{end} outside the input");
+            }
+        }
+    }
     let chunker = HeadingAwareChunker::new(max_tokens, overlap, Arc::clone(counter)).expect("valid configuration");
     let budget = Budget {
         max_tokens,
@@ -76,7 +92,8 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
         .iter()
         .map(|c| serde_json::to_string(c).map_or(0, |line| line.len() + 1))
         .sum();
-    let bound = 6 * chunker.max_repetition() * bytes.len() + overhead * chunks.len();
+    // The chunks are cut from the document's text: the file, or a rendition of it.
+    let bound = 6 * chunker.max_repetition() * parsed.document.text.len() + overhead * chunks.len();
     assert!(output <= bound, "{output} bytes of JSON Lines, over the bound of {bound}");
     for chunk in &chunks {
         let titles = chunk.metadata["heading_path"].as_array().map_or(&[][..], Vec::as_slice);

@@ -29,6 +29,8 @@ macro_rules! builtin_parser {
     };
 }
 
+#[cfg(feature = "html")]
+mod html;
 mod markdown;
 mod ocr;
 mod text;
@@ -39,6 +41,8 @@ use std::str::FromStr;
 
 use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
+#[cfg(feature = "html")]
+pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 pub use text::PlainTextParser;
@@ -65,21 +69,25 @@ pub enum DocumentType {
     Text,
     /// An OCR result as JSON (`.ocr.json`), see [`OcrResult`].
     Ocr,
+    /// An HTML page (`.html`, `.htm`, `.xhtml`), read into a text rendition by `HtmlParser`
+    /// (rag-chunker's `html` feature; without it, parsing is a [`ParseError::NotBuilt`]).
+    Html,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 3] = [Self::Markdown, Self::Text, Self::Ocr];
+    pub const ALL: [DocumentType; 4] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html];
 
-    /// The name used by `--type` and in messages: `markdown`, `text` or `ocr`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr` or `html`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
+            Self::Html => "html",
         }
     }
 
@@ -93,6 +101,7 @@ impl DocumentType {
         match extension(&name) {
             "md" | "markdown" => Some(Self::Markdown),
             "txt" | "text" => Some(Self::Text),
+            "html" | "htm" | "xhtml" => Some(Self::Html),
             _ => None,
         }
     }
@@ -112,6 +121,19 @@ impl DocumentType {
             Self::Markdown => &MarkdownParser,
             Self::Text => &PlainTextParser,
             Self::Ocr => &OcrJsonParser,
+            #[cfg(feature = "html")]
+            Self::Html => {
+                const HTML: HtmlParser = HtmlParser::new();
+                &HTML
+            }
+            #[cfg(not(feature = "html"))]
+            Self::Html => {
+                const HTML: NotBuiltParser = NotBuiltParser {
+                    format: "html",
+                    feature: "html",
+                };
+                &HTML
+            }
         }
     }
 }
@@ -122,7 +144,29 @@ impl fmt::Display for DocumentType {
     }
 }
 
-/// A document type name that is not `markdown`, `text` or `ocr`.
+/// The parser of a format whose cargo feature is off: every parse is a [`ParseError::NotBuilt`].
+#[cfg(not(feature = "html"))]
+struct NotBuiltParser {
+    format: &'static str,
+    feature: &'static str,
+}
+
+#[cfg(not(feature = "html"))]
+impl rag_core::Parser for NotBuiltParser {
+    fn name(&self) -> &str {
+        self.format
+    }
+
+    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+        Err(ParseError::NotBuilt {
+            source_uri: source.source_uri.to_owned(),
+            format: self.format.to_owned(),
+            feature: self.feature.to_owned(),
+        })
+    }
+}
+
+/// A document type name that is not `markdown`, `text`, `ocr` or `html`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownDocumentType {
     /// The name that was given.
@@ -196,8 +240,8 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON is not the document's text (the text is synthesised from it): nothing to save.
-        DocumentType::Ocr => {
+        // OCR JSON and HTML are not the document's text (the text is derived): nothing to save.
+        DocumentType::Ocr | DocumentType::Html => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -358,6 +402,9 @@ mod tests {
             ("a.text", Some(DocumentType::Text)),
             ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
             ("a.json", None),
+            ("site/Index.HTML", Some(DocumentType::Html)),
+            ("a.htm", Some(DocumentType::Html)),
+            ("a.xhtml", Some(DocumentType::Html)),
             ("README", None),
             (".md", None),
             ("-", None),
@@ -375,7 +422,24 @@ mod tests {
         assert_eq!(
             "pdf".parse::<DocumentType>().unwrap_err().to_string(),
             "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json)"
+             ocr (.ocr.json), html (.html, .htm, .xhtml)"
+        );
+    }
+
+    #[cfg(not(feature = "html"))]
+    #[test]
+    fn html_without_its_feature_is_not_built() {
+        let (id, corpus) = ("d".into(), "c".into());
+        let source = SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "page.html",
+            bytes: b"<p>x</p>",
+        };
+        let err = parse_document(&RequestContext::local("t"), DocumentType::Html, source).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("page.html: html is not supported by this build (rag-chunker's `html` feature is off)")
         );
     }
 

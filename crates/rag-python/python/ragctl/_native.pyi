@@ -79,7 +79,7 @@ TrustName = Literal["trusted", "user_supplied", "untrusted"]
 OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
 StrategyName = Literal["greedy", "knapsack", "optimal"]
 ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
-DocumentTypeName = Literal["markdown", "text", "ocr"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html"]
 JSON = Any
 
 @final

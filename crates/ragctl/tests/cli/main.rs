@@ -4,6 +4,7 @@
 mod chunk;
 mod conventions;
 mod hostile;
+mod html;
 mod otlp;
 mod pack;
 
