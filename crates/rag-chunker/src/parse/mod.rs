@@ -29,6 +29,7 @@ macro_rules! builtin_parser {
     };
 }
 
+pub mod docx;
 mod markdown;
 mod ocr;
 mod text;
@@ -39,6 +40,7 @@ use std::str::FromStr;
 
 use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
+pub use docx::DocxParser;
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 pub use text::PlainTextParser;
@@ -65,21 +67,24 @@ pub enum DocumentType {
     Text,
     /// An OCR result as JSON (`.ocr.json`), see [`OcrResult`].
     Ocr,
+    /// A Word file (`.docx`), see [`DocxParser`]; parsed when the cargo feature `docx` is on.
+    Docx,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), docx (.docx)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 3] = [Self::Markdown, Self::Text, Self::Ocr];
+    pub const ALL: [DocumentType; 4] = [Self::Markdown, Self::Text, Self::Ocr, Self::Docx];
 
-    /// The name used by `--type` and in messages: `markdown`, `text` or `ocr`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr` or `docx`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
+            Self::Docx => "docx",
         }
     }
 
@@ -93,6 +98,7 @@ impl DocumentType {
         match extension(&name) {
             "md" | "markdown" => Some(Self::Markdown),
             "txt" | "text" => Some(Self::Text),
+            "docx" => Some(Self::Docx),
             _ => None,
         }
     }
@@ -112,6 +118,7 @@ impl DocumentType {
             Self::Markdown => &MarkdownParser,
             Self::Text => &PlainTextParser,
             Self::Ocr => &OcrJsonParser,
+            Self::Docx => &DocxParser,
         }
     }
 }
@@ -122,7 +129,7 @@ impl fmt::Display for DocumentType {
     }
 }
 
-/// A document type name that is not `markdown`, `text` or `ocr`.
+/// A document type name that is not one of [`DocumentType::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownDocumentType {
     /// The name that was given.
@@ -196,8 +203,9 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON is not the document's text (the text is synthesised from it): nothing to save.
-        DocumentType::Ocr => {
+        // OCR JSON and DOCX are not the document's text (the text is synthesised from them):
+        // nothing to save, and a DOCX is binary, never decoded as UTF-8.
+        DocumentType::Ocr | DocumentType::Docx => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -358,6 +366,8 @@ mod tests {
             ("a.text", Some(DocumentType::Text)),
             ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
             ("a.json", None),
+            ("Report.DOCX", Some(DocumentType::Docx)),
+            ("a.doc", None),
             ("README", None),
             (".md", None),
             ("-", None),
@@ -375,7 +385,7 @@ mod tests {
         assert_eq!(
             "pdf".parse::<DocumentType>().unwrap_err().to_string(),
             "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json)"
+             ocr (.ocr.json), docx (.docx)"
         );
     }
 
