@@ -45,7 +45,8 @@ pub(super) type NoteOf = fn(i64) -> NoteRef;
 pub(super) struct Para {
     index: usize,
     role: Role,
-    list: Option<(u8, Marker)>,
+    /// The list: its numbering instance, the item's level and marker.
+    list: Option<(u32, u8, Marker)>,
     text: String,
     notes: Vec<NoteRef>,
 }
@@ -693,7 +694,7 @@ impl Walker<'_, '_> {
             }),
             None => styles.list(builder.style.as_deref()),
         };
-        let list = list.map(|list| (list.level, self.ctx.numbering.next_marker(list)));
+        let list = list.map(|list| (list.num_id, list.level, self.ctx.numbering.next_marker(list)));
         let deferred = std::mem::take(&mut builder.deferred);
         let para = Para {
             index: builder.index,
@@ -768,9 +769,9 @@ pub(super) struct Rendering {
     pub(super) source_map: Vec<MappedSpan>,
     pub(super) left_out: BTreeMap<&'static str, u64>,
     source_uri: String,
-    /// Whether the last block written was a list item (list items follow each other on the next
-    /// line, not after a blank one).
-    after_list_item: bool,
+    /// The list of the last block written, when it was a list item: items of one list follow
+    /// each other on the next line, not after a blank one.
+    after_list_item: Option<u32>,
     /// Consecutive code paragraphs, written as one fenced block when something else comes.
     pending_code: Vec<Para>,
     /// The part the pending code paragraphs come from.
@@ -857,9 +858,9 @@ impl Rendering {
         }
     }
 
-    fn end_block(&mut self, block: Block, list_item: bool) -> Result<(), ParseError> {
+    fn end_block(&mut self, block: Block, list: Option<u32>) -> Result<(), ParseError> {
         self.blocks.push(block);
-        self.after_list_item = list_item;
+        self.after_list_item = list;
         self.check_size()
     }
 
@@ -877,24 +878,27 @@ impl Rendering {
                 self.push_mapped(&title, part, para.index);
                 let level = HeadingLevel::new(level).unwrap_or(HeadingLevel::H1);
                 let end = self.text.len();
-                self.end_block(Block::heading(level, title, Span::new(start, end)), false)
+                self.end_block(Block::heading(level, title, Span::new(start, end)), None)
             }
-            (_, Some((level, marker))) => {
-                let tight = self.after_list_item;
+            (_, Some((num_id, level, marker))) => {
+                let tight = self.after_list_item == Some(num_id);
                 self.begin_block(tight);
                 self.text.extend(std::iter::repeat_n(' ', 2 * usize::from(level)));
                 let block_start = self.text.len();
                 push_marker(&mut self.text, marker);
                 self.push_mapped(text, part, para.index);
                 let end = self.text.len();
-                self.end_block(Block::new(BlockType::ListItem, Span::new(block_start, end)), true)
+                self.end_block(
+                    Block::new(BlockType::ListItem, Span::new(block_start, end)),
+                    Some(num_id),
+                )
             }
             (Role::Quote, None) => {
                 let start = self.begin_block(false);
                 self.text.push_str("> ");
                 self.push_mapped(&text.replace('\n', "\n> "), part, para.index);
                 let end = self.text.len();
-                self.end_block(Block::new(BlockType::Quote, Span::new(start, end)), false)
+                self.end_block(Block::new(BlockType::Quote, Span::new(start, end)), None)
             }
             (role, None) => {
                 let block_type = if role == Role::Caption {
@@ -905,7 +909,7 @@ impl Rendering {
                 let start = self.begin_block(false);
                 self.push_mapped(text, part, para.index);
                 let end = self.text.len();
-                self.end_block(Block::new(block_type, Span::new(start, end)), false)
+                self.end_block(Block::new(block_type, Span::new(start, end)), None)
             }
         }
     }
@@ -928,7 +932,7 @@ impl Rendering {
             self.text.push('\n');
             self.text.push_str(&fence);
             let end = self.text.len();
-            self.end_block(Block::new(BlockType::Code, Span::new(start, end)), false)?;
+            self.end_block(Block::new(BlockType::Code, Span::new(start, end)), None)?;
         }
         self.flush_notes()
     }
@@ -955,7 +959,7 @@ impl Rendering {
                 self.push_mapped(&para.text.trim().replace('\n', "\n    "), &part, para.index);
             }
             let end = self.text.len();
-            self.end_block(Block::new(BlockType::Other, Span::new(start, end)), false)?;
+            self.end_block(Block::new(BlockType::Other, Span::new(start, end)), None)?;
         }
         Ok(())
     }
@@ -977,7 +981,7 @@ fn longest_backtick_run(text: &str) -> usize {
 /// A cell paragraph as a table row writes it: on one line, `|` escaped, breaks as `<br>`.
 fn cell_text(para: &Para) -> String {
     let mut out = String::with_capacity(para.text.len() + 4);
-    if let Some((_, marker)) = para.list {
+    if let Some((_, _, marker)) = para.list {
         push_marker(&mut out, marker);
     }
     for ch in para.text.trim().chars() {
@@ -1052,7 +1056,7 @@ impl Sink for Rendering {
                 }
             }
             let end = self.text.len();
-            self.end_block(Block::new(BlockType::TableRow, Span::new(start, end)), false)?;
+            self.end_block(Block::new(BlockType::TableRow, Span::new(start, end)), None)?;
         }
         self.pending_notes.extend(
             table
