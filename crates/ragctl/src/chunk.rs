@@ -437,7 +437,7 @@ fn chunk_into(
     chunked.map_err(|err| Failure::File(err.into()))?;
     span.record("rag.chunk.chunks", emitted as i64);
     if settings.format == ChunkFormat::Text {
-        let text = preview.render(uri, doc_type, parsed.blocks.len(), settings);
+        let text = preview.render(uri, doc_type, &parsed, settings);
         out.write_all(text.as_bytes())
             .context("writing the output")
             .map_err(Failure::Output)?;
@@ -524,7 +524,7 @@ impl Preview {
         }
     }
 
-    fn render(&self, uri: &str, doc_type: DocumentType, blocks: usize, settings: &Settings) -> String {
+    fn render(&self, uri: &str, doc_type: DocumentType, parsed: &ParsedDocument, settings: &Settings) -> String {
         let tally = self
             .kinds
             .iter()
@@ -534,7 +534,10 @@ impl Preview {
         let mut s = String::new();
         let _ = writeln!(s, "{}", esc(uri));
         let _ = writeln!(s, "  parser:     {doc_type}");
-        let _ = writeln!(s, "  blocks:     {blocks}");
+        let _ = writeln!(s, "  blocks:     {}", parsed.blocks.len());
+        if let Some(line) = parsed.rendition.as_ref().and_then(left_out_line) {
+            let _ = writeln!(s, "  left out:   {line}");
+        }
         let tally = if tally.is_empty() {
             String::new()
         } else {
@@ -570,9 +573,40 @@ impl Preview {
     }
 }
 
+/// What the text rendition of a file leaves out of it, for the text report: `45470 bytes (markup
+/// 20191, package 25279)`, in the parser's bytes of the original (a DOCX's: of its parts,
+/// decompressed); `None` when the text is not a rendition of a file read (an OCR result's text
+/// comes from the engine's JSON).
+fn left_out_line(rendition: &rag_core::Rendition) -> Option<String> {
+    rendition.original_bytes?;
+    let kinds: Vec<String> = rendition
+        .left_out
+        .iter()
+        .map(|(kind, bytes)| format!("{} {bytes}", esc(kind)))
+        .collect();
+    let by_kind = if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", kinds.join(", "))
+    };
+    Some(format!("{} bytes{by_kind}", rendition.left_out_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_report_says_what_a_rendition_left_out_by_kind() {
+        let mut rendition = rag_core::Rendition::new("docx", Some(1000));
+        rendition.leave_out("package", 300);
+        rendition.leave_out("markup", 200);
+        assert_eq!(
+            left_out_line(&rendition).as_deref(),
+            Some("500 bytes (markup 200, package 300)")
+        );
+        assert_eq!(left_out_line(&rag_core::Rendition::new("ocr", None)), None);
+    }
 
     #[test]
     fn the_progress_bar_is_never_drawn_on_the_terminal_the_data_goes_to() {
