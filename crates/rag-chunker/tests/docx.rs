@@ -730,3 +730,85 @@ fn empty_documents_have_no_blocks() {
         chunk_and_check(&parsed, 16, 4, cl100k());
     }
 }
+
+/// The entries of a package, in order, with `part` replaced by `replacement`.
+fn repackage(docx: &[u8], part: &str, replacement: &[u8]) -> Vec<u8> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(docx)).unwrap();
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).unwrap();
+        let name = entry.name().unwrap().into_owned();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+        writer.start_file(name.as_str(), options).unwrap();
+        writer
+            .write_all(if name == part { replacement } else { &bytes })
+            .unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// Pieces of WordprocessingML (and of broken XML) that mutations splice into a real document.
+const SPLICES: [&str; 22] = [
+    "<w:p>",
+    "</w:p>",
+    "<w:p/>",
+    "<w:tbl><w:tr><w:tc>",
+    "</w:tc></w:tr></w:tbl>",
+    "<w:r><w:t>",
+    "</w:t></w:r>",
+    "<w:r><w:t xml:space=\"preserve\"> x | y ` ``` </w:t></w:r>",
+    "&amp;",
+    "&#x0;",
+    "&bogus;",
+    "<!DOCTYPE x [<!ENTITY a \"b\">]>",
+    "<w:r><w:fldChar w:fldCharType=\"begin\"/></w:r>",
+    "<w:r><w:instrText>HYPERLINK \"https://e.com/(x)\"</w:instrText></w:r>",
+    "<w:r><w:fldChar w:fldCharType=\"separate\"/></w:r>",
+    "<w:r><w:fldChar w:fldCharType=\"end\"/></w:r>",
+    "<w:pPr><w:numPr><w:ilvl w:val=\"99\"/><w:numId w:val=\"1\"/></w:numPr><w:outlineLvl w:val=\"0\"/></w:pPr>",
+    "<w:tcPr><w:gridSpan w:val=\"4000000000\"/></w:tcPr>",
+    "<w:r><w:br/><w:tab/><w:sym w:font=\"Symbol\" w:char=\"F0E5\"/></w:r>",
+    "<w:footnoteReference w:id=\"1\"/>",
+    "é\u{0}\u{1f}",
+    "<w:del><w:r><w:delText>gone</w:delText></w:r>",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Real documents with pieces spliced in and stretches cut out: a malformed-input or limit
+    /// error, or a document that keeps every promise.
+    #[test]
+    fn mutated_documents_are_errors_or_keep_every_promise(
+        fixture_index in 0..ALL_FIXTURES.len(),
+        edits in proptest::collection::vec((0.0f64..1.0, 0usize..80, 0..SPLICES.len()), 1..6),
+    ) {
+        let docx = fixture(ALL_FIXTURES[fixture_index]);
+        let mut xml = Vec::new();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&docx)).unwrap();
+        std::io::Read::read_to_end(&mut archive.by_name("word/document.xml").unwrap(), &mut xml).unwrap();
+        for (at, cut, splice) in edits {
+            let start = (at * xml.len() as f64) as usize;
+            let end = (start + cut).min(xml.len());
+            xml.splice(start..end, SPLICES[splice].bytes());
+        }
+        match parse_docx(&repackage(&docx, "word/document.xml", &xml)) {
+            Ok(parsed) => {
+                check_blocks(&parsed);
+                let text = &parsed.document.text;
+                let mut previous_end = 0;
+                for mapped in &parsed.rendition.as_ref().unwrap().source_map {
+                    let span = mapped.span;
+                    proptest::prop_assert!(span.start >= previous_end && span.start < span.end && span.end <= text.len());
+                    proptest::prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+                    previous_end = span.end;
+                }
+                chunk_and_check(&parsed, 16, 4, cl100k());
+            }
+            Err(ParseError::Malformed { .. } | ParseError::LimitExceeded { .. }) => {}
+            Err(err) => proptest::prop_assert!(false, "unexpected error: {err}"),
+        }
+    }
+}
