@@ -38,7 +38,7 @@ fn headings(parsed: &ParsedDocument) -> Vec<(u8, String)> {
         .collect()
 }
 
-fn path_of(chunk: &Chunk) -> Vec<String> {
+fn path_of(chunk: &Chunk) -> HeadingPath {
     chunk.metadata["heading_path"]
         .as_array()
         .unwrap()
@@ -47,8 +47,11 @@ fn path_of(chunk: &Chunk) -> Vec<String> {
         .collect()
 }
 
+/// A chunk's heading path.
+type HeadingPath = Vec<String>;
+
 /// The heading chunks as (level, heading path), and the heading paths of the body chunks.
-fn sections(chunks: &[Chunk]) -> (Vec<(u64, Vec<String>)>, BTreeSet<Vec<String>>) {
+fn sections(chunks: &[Chunk]) -> (Vec<(u64, HeadingPath)>, BTreeSet<HeadingPath>) {
     let heading_chunks = chunks
         .iter()
         .filter(|c| c.metadata_str("kind") == Some("heading"))
