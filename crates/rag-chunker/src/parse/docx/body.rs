@@ -353,7 +353,7 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// Text produced by an element (a tab, a break, a symbol) of `source_len` bytes in a run.
+    /// Text an element of a run stands for (a tab, a break, a symbol), unless it is left out.
     fn run_text(&mut self, text: &str) {
         let hidden = match self.para() {
             Some(para) if para.in_run && !para.in_run_props => para.run_hidden,
