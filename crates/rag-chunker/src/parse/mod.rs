@@ -31,6 +31,7 @@ macro_rules! builtin_parser {
 
 #[cfg(feature = "html")]
 mod html;
+pub mod docx;
 mod markdown;
 mod ocr;
 mod text;
@@ -43,6 +44,7 @@ use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestCo
 
 #[cfg(feature = "html")]
 pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use docx::DocxParser;
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 pub use text::PlainTextParser;
@@ -72,22 +74,25 @@ pub enum DocumentType {
     /// An HTML page (`.html`, `.htm`, `.xhtml`), read into a text rendition by `HtmlParser`
     /// (rag-chunker's `html` feature; without it, parsing is a [`ParseError::NotBuilt`]).
     Html,
+    /// A Word file (`.docx`), see [`DocxParser`]; parsed when the cargo feature `docx` is on.
+    Docx,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 4] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html];
+    pub const ALL: [DocumentType; 5] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html, Self::Docx];
 
-    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr` or `html`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html` or `docx`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
             Self::Html => "html",
+            Self::Docx => "docx",
         }
     }
 
@@ -102,6 +107,7 @@ impl DocumentType {
             "md" | "markdown" => Some(Self::Markdown),
             "txt" | "text" => Some(Self::Text),
             "html" | "htm" | "xhtml" => Some(Self::Html),
+            "docx" => Some(Self::Docx),
             _ => None,
         }
     }
@@ -134,6 +140,7 @@ impl DocumentType {
                 };
                 &HTML
             }
+            Self::Docx => &DocxParser,
         }
     }
 }
@@ -166,7 +173,7 @@ impl rag_core::Parser for NotBuiltParser {
     }
 }
 
-/// A document type name that is not `markdown`, `text`, `ocr` or `html`.
+/// A document type name that is not one of [`DocumentType::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownDocumentType {
     /// The name that was given.
@@ -240,8 +247,9 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON and HTML are not the document's text (the text is derived): nothing to save.
-        DocumentType::Ocr | DocumentType::Html => {
+        // OCR JSON, HTML and DOCX are not the document's text (the text is derived from them):
+        // nothing to save, and a DOCX is binary, never decoded as UTF-8.
+        DocumentType::Ocr | DocumentType::Html | DocumentType::Docx => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -405,6 +413,8 @@ mod tests {
             ("site/Index.HTML", Some(DocumentType::Html)),
             ("a.htm", Some(DocumentType::Html)),
             ("a.xhtml", Some(DocumentType::Html)),
+            ("Report.DOCX", Some(DocumentType::Docx)),
+            ("a.doc", None),
             ("README", None),
             (".md", None),
             ("-", None),
@@ -422,7 +432,7 @@ mod tests {
         assert_eq!(
             "pdf".parse::<DocumentType>().unwrap_err().to_string(),
             "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json), html (.html, .htm, .xhtml)"
+             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)"
         );
     }
 

@@ -3,6 +3,7 @@
 
 mod chunk;
 mod conventions;
+mod docx;
 mod hostile;
 mod html;
 mod otlp;
