@@ -1,6 +1,7 @@
 //! The Hugging Face `tokenizers` backend (cargo feature `huggingface`): any model whose tokenizer
 //! ships as a `tokenizer.json` (Llama, Mistral, Qwen, Gemma, BERT, ...), read from a file.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -33,15 +34,47 @@ pub struct HuggingFaceCounter {
 }
 
 impl HuggingFaceCounter {
-    /// Loads the `tokenizer.json` at `path`; a file that cannot be read or is not a tokenizer is a
+    /// The largest `tokenizer.json` [`from_file`](Self::from_file) reads: 64 MiB. Published
+    /// tokenizers are under 35 MB (Gemma 3's, among the largest vocabularies, is 33 MB); past
+    /// this, the path more likely names a device or a wrong file, which would otherwise be read
+    /// until memory runs out.
+    pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+    /// Loads the `tokenizer.json` at `path`; a file that cannot be read, is larger than
+    /// [`MAX_FILE_BYTES`](Self::MAX_FILE_BYTES) or is not a tokenizer is a
     /// [`ChunkError::Tokenizer`] naming the file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ChunkError> {
+        Self::from_file_within(path, Self::MAX_FILE_BYTES)
+    }
+
+    /// [`from_file`](Self::from_file) with another size limit, in bytes: a regular file is
+    /// refused by its size before it is read, anything else (a device, a pipe) once it has given
+    /// one byte more than `max_bytes`, so reading it costs at most that much memory.
+    ///
+    /// ```
+    /// use rag_tokens::HuggingFaceCounter;
+    ///
+    /// let err = HuggingFaceCounter::from_file_within("/dev/zero", 1 << 20).unwrap_err();
+    /// # #[cfg(unix)]
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "tokenizer /dev/zero: file is larger than 1 MiB, the most a tokenizer.json may be"
+    /// );
+    /// ```
+    pub fn from_file_within(path: impl AsRef<Path>, max_bytes: u64) -> Result<Self, ChunkError> {
         let path = path.as_ref();
         let failed = |message: String| ChunkError::Tokenizer {
             tokenizer: path.display().to_string(),
             message,
         };
-        let bytes = std::fs::read(path).map_err(|err| failed(format!("cannot read: {err}")))?;
+        let bytes = read_within(path, max_bytes)
+            .map_err(|err| failed(format!("cannot read: {err}")))?
+            .ok_or_else(|| {
+                failed(format!(
+                    "file is larger than {}, the most a tokenizer.json may be",
+                    format_size(max_bytes)
+                ))
+            })?;
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(&bytes)
             .map_err(|err| failed(format!("not a Hugging Face tokenizer.json: {err}")))?;
         tokenizer
@@ -75,6 +108,28 @@ impl HuggingFaceCounter {
             .map(|encoding| encoding.get_ids().to_vec())
             .map_err(|err| TokenizerError::new(self.name.clone(), err.to_string()))
     }
+}
+
+/// The bytes of the file at `path`, or `None` if it holds more than `max_bytes`.
+fn read_within(path: &Path, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() && metadata.len() > max_bytes {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max_bytes).then_some(bytes))
+}
+
+/// A size as the error says it: `64 MiB`, or a number of bytes.
+fn format_size(bytes: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} bytes")
 }
 
 impl std::fmt::Debug for HuggingFaceCounter {

@@ -82,3 +82,42 @@ fn counts_on_several_threads_alike() {
         }
     });
 }
+
+#[test]
+fn a_file_over_the_size_limit_is_refused_naming_it_and_the_limit() {
+    let dir = std::env::temp_dir().join(format!("rag-tokens-hf-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("tokenizer.json");
+    std::fs::write(&big, vec![b' '; 2048]).unwrap();
+    let err = HuggingFaceCounter::from_file_within(&big, 1024).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "tokenizer {}: file is larger than 1 KiB, the most a tokenizer.json may be",
+            big.display()
+        )
+    );
+    // At the limit the file is read (and here found not to be a tokenizer).
+    let err = HuggingFaceCounter::from_file_within(&big, 2048).unwrap_err();
+    assert!(err.to_string().contains("not a Hugging Face tokenizer.json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(HuggingFaceCounter::MAX_FILE_BYTES, 64 << 20);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_device_is_read_only_one_byte_past_the_limit() {
+    // /dev/zero has no size to refuse it by: reading stops at the limit instead of at the end of
+    // memory.
+    let err = HuggingFaceCounter::from_file_within("/dev/zero", 4096).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tokenizer /dev/zero: file is larger than 4 KiB, the most a tokenizer.json may be"
+    );
+    let err = HuggingFaceCounter::from_file("/dev/zero").unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("larger than 64 MiB, the most a tokenizer.json may be"),
+        "{err}"
+    );
+}

@@ -21,6 +21,15 @@ struct State {
     handed_over: usize,
     in_flight: u64,
     stopped: bool,
+    /// Which workers are free to claim, by worker index.
+    idle: Vec<bool>,
+}
+
+impl State {
+    /// Whether `worker` is the free worker with the lowest index: the one that claims next.
+    fn claims_next(&self, worker: usize) -> bool {
+        self.idle.iter().position(|&idle| idle) == Some(worker)
+    }
 }
 
 /// Runs `work` on every item on `limits.threads` worker threads and hands the results to `sink`
@@ -33,6 +42,11 @@ struct State {
 /// are in item order, so the item the sink waits for is always claimed: the budget cannot
 /// deadlock. When `sink` fails, the workers stop after their current item and the error is
 /// returned.
+///
+/// Of the free workers, the one with the lowest index claims: when the budget keeps only `k`
+/// items in flight, the same `k` threads do all the work and the others stay idle. What a thread
+/// keeps after its work (its allocator arena's high-water mark, its tokenizer table) is then paid
+/// `k` times, not once per thread, so peak memory does not grow with the thread count.
 pub(crate) fn for_each_ordered<T, R, E>(
     items: &[T],
     costs: &[u64],
@@ -47,37 +61,53 @@ where
     debug_assert_eq!(items.len(), costs.len());
     let cost = |i: usize| costs.get(i).copied().unwrap_or(0);
     let window = limits.window.max(1);
+    let threads = limits.threads.max(1);
     let state = Mutex::new(State {
         next_claim: 0,
         handed_over: 0,
         in_flight: 0,
         stopped: false,
+        idle: vec![true; threads],
     });
+    let lock = || state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let changed = Condvar::new();
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
-        for _ in 0..limits.threads.max(1) {
+        for worker in 0..threads {
             let tx = tx.clone();
-            let (state, changed, work) = (&state, &changed, &work);
+            let (lock, changed, work) = (&lock, &changed, &work);
             scope.spawn(move || {
                 loop {
                     let i = {
-                        let mut s = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                        let mut s = lock();
                         loop {
                             if s.stopped || s.next_claim >= items.len() {
+                                // Leaving, this worker must not hold up a higher one's claim.
+                                s.idle[worker] = false;
+                                changed.notify_all();
                                 return;
                             }
                             let i = s.next_claim;
                             let fits = s.in_flight == 0 || s.in_flight + cost(i) <= limits.budget;
-                            if i < s.handed_over + window && fits {
+                            if i < s.handed_over + window && fits && s.claims_next(worker) {
                                 s.next_claim += 1;
                                 s.in_flight += cost(i);
+                                s.idle[worker] = false;
                                 break i;
                             }
                             s = changed.wait(s).unwrap_or_else(|poisoned| poisoned.into_inner());
                         }
                     };
-                    if tx.send((i, work(&items[i]))).is_err() {
+                    // The next free worker may have room to claim too.
+                    changed.notify_all();
+                    let result = work(&items[i]);
+                    // Free again before the result can be handed over and make room: the room
+                    // goes to the lowest free worker, which may be this one.
+                    lock().idle[worker] = true;
+                    if tx.send((i, result)).is_err() {
+                        // The sink is gone: it stopped the run, and every worker leaves.
+                        lock().idle[worker] = false;
+                        changed.notify_all();
                         return;
                     }
                 }
@@ -92,7 +122,7 @@ where
             pending.insert(i, r);
             while let Some(r) = pending.remove(&next) {
                 let outcome = sink(r);
-                let mut s = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let mut s = lock();
                 s.in_flight -= cost(next);
                 next += 1;
                 s.handed_over = next;
@@ -190,6 +220,60 @@ mod tests {
         )
         .unwrap();
         assert_eq!(n, 6);
+    }
+
+    #[test]
+    fn only_as_many_threads_work_as_the_budget_keeps_busy() {
+        // Items that each take half the budget: two are in flight at a time, so two threads do
+        // all the work however many there are (each thread that works keeps its allocator
+        // arena's high-water mark and a tokenizer table).
+        let items: Vec<usize> = (0..120).collect();
+        for threads in [2, 8] {
+            let workers = Mutex::new(std::collections::HashSet::new());
+            let mut seen = Vec::new();
+            for_each_ordered(
+                &items,
+                &vec![10; items.len()],
+                Limits {
+                    threads,
+                    window: 64,
+                    budget: 20,
+                },
+                |&i| {
+                    workers.lock().unwrap().insert(std::thread::current().id());
+                    std::thread::sleep(std::time::Duration::from_micros((i as u64 % 5) * 100));
+                    i
+                },
+                |i| {
+                    seen.push(i);
+                    Ok::<(), ()>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(seen, items, "{threads} threads: order kept");
+            let workers = workers.into_inner().unwrap().len();
+            assert_eq!(workers, 2, "{threads} threads: {workers} of them worked");
+        }
+        // Small items: every thread works.
+        let workers = Mutex::new(std::collections::HashSet::new());
+        for_each_ordered(
+            &items,
+            &vec![1; items.len()],
+            Limits {
+                threads: 4,
+                window: 64,
+                budget: 20,
+            },
+            |&i| {
+                workers.lock().unwrap().insert(std::thread::current().id());
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                i
+            },
+            |_| Ok::<(), ()>(()),
+        )
+        .unwrap();
+        let workers = workers.into_inner().unwrap().len();
+        assert!(workers > 1, "small items keep several threads busy, not {workers}");
     }
 
     #[test]

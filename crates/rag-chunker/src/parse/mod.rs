@@ -40,7 +40,7 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes};
+use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
 #[cfg(feature = "html")]
 pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
@@ -363,15 +363,22 @@ pub(crate) fn paragraph_ranges(text: &str, range: Range<usize>) -> Vec<Range<usi
 /// paragraph of the gap), so nothing is lost.
 ///
 /// Non-heading blocks carry no `text` of their own: their text is their final span's slice.
+///
+/// The blocks are finished in place, in `raw`'s own buffer: a document may have millions of them,
+/// and a second list (or a sort's buffer, when they already are in order) would double them.
 pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
     let start = content_start(text);
-    // The event walk emits blocks in order already; a stable sort is a cheap guard for odd inputs.
-    raw.sort_by_key(|b| b.span.start);
-    let mut blocks: Vec<Block> = Vec::with_capacity(raw.len());
+    // The event walk emits blocks in order already; the sort is a guard for odd inputs.
+    if !raw.is_sorted_by_key(|b| b.span.start) {
+        raw.sort_by_key(|b| b.span.start);
+    }
+    // `other` blocks for uncovered text, each with the number of blocks kept before it.
+    let mut gaps: Vec<(usize, Block)> = Vec::new();
+    let mut kept = 0;
     let mut covered = start;
-    for mut block in raw {
-        let from = block.span.start.max(covered);
-        let to = block.span.end.min(text.len());
+    for read in 0..raw.len() {
+        let from = raw[read].span.start.max(covered);
+        let to = raw[read].span.end.min(text.len());
         if from >= to || !text.is_char_boundary(from) || !text.is_char_boundary(to) {
             continue;
         }
@@ -380,20 +387,47 @@ pub(crate) fn finish_blocks(text: &str, mut raw: Vec<Block>) -> Vec<Block> {
             continue;
         }
         for gap in paragraph_ranges(text, covered..span.start) {
-            blocks.push(Block::new(BlockType::Other, gap.into()));
+            gaps.push((kept, Block::new(BlockType::Other, gap.into())));
         }
+        raw.swap(kept, read);
+        let block = &mut raw[kept];
         block.span = span.clone().into();
         if block.block_type != BlockType::Heading {
             // The text of a non-heading block is its (final) span: no copy.
             block.text = None;
         }
         covered = span.end;
-        blocks.push(block);
+        kept += 1;
     }
+    raw.truncate(kept);
     for gap in paragraph_ranges(text, covered..text.len()) {
-        blocks.push(Block::new(BlockType::Other, gap.into()));
+        gaps.push((kept, Block::new(BlockType::Other, gap.into())));
     }
-    blocks
+    insert_before(&mut raw, gaps);
+    raw
+}
+
+/// Inserts each `(index, block)` of `inserts` (in order of `index`) before the block at `index` of
+/// `blocks` as it was, moving the blocks back from the end, in place.
+fn insert_before(blocks: &mut Vec<Block>, inserts: Vec<(usize, Block)>) {
+    if inserts.is_empty() {
+        return;
+    }
+    let old_len = blocks.len();
+    blocks.reserve_exact(inserts.len());
+    blocks.resize_with(old_len + inserts.len(), || {
+        Block::new(BlockType::Other, Span::new(0, 0))
+    });
+    let (mut read, mut write) = (old_len, blocks.len());
+    for (index, block) in inserts.into_iter().rev() {
+        while read > index {
+            read -= 1;
+            write -= 1;
+            blocks.swap(read, write);
+        }
+        write -= 1;
+        blocks[write] = block;
+    }
 }
 
 #[cfg(test)]
@@ -450,6 +484,33 @@ mod tests {
         assert_eq!(
             err.map(|e| e.to_string()).as_deref(),
             Some("page.html: html is not supported by this build (rag-chunker's `html` feature is off)")
+        );
+    }
+
+    #[test]
+    fn uncovered_text_becomes_other_blocks_between_the_others_in_order() {
+        let text = "lead\n\nA para\n\ngap one\n\ngap two\n\nB para\ntail";
+        let span = |s: &str| {
+            let at = text.find(s).unwrap();
+            Span::new(at, at + s.len())
+        };
+        let raw = vec![
+            Block::new(BlockType::Paragraph, span("A para")),
+            Block::new(BlockType::Paragraph, span("B para")),
+            Block::new(BlockType::Paragraph, Span::new(3, 3)),
+        ];
+        let blocks = finish_blocks(text, raw);
+        let got: Vec<(BlockType, &str)> = blocks.iter().map(|b| (b.block_type, &text[b.span.range()])).collect();
+        assert_eq!(
+            got,
+            [
+                (BlockType::Other, "lead"),
+                (BlockType::Paragraph, "A para"),
+                (BlockType::Other, "gap one"),
+                (BlockType::Other, "gap two"),
+                (BlockType::Paragraph, "B para"),
+                (BlockType::Other, "tail"),
+            ]
         );
     }
 

@@ -450,6 +450,23 @@ fn a_hugging_face_tokenizer_json_counts_the_chunks() {
     assert!(chunks.iter().all(|c| c["token_count"].as_u64().unwrap() <= 64));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_tokenizer_json_is_read_within_its_size_limit() {
+    // A link to a device without end: read until memory ran out (2 GB, then "out of memory").
+    let dir = dir_with("hf-endless", &[("a.md", "# Title\n")]);
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).unwrap();
+    for command in ["chunk", "pack"] {
+        let args: &[&str] = if command == "chunk" {
+            &["chunk", "a.md", "--tokenizer", "zero.json"]
+        } else {
+            &["pack", "q", "--demo", "--tokenizer", "zero.json"]
+        };
+        refused(ragctl_in(&dir).args(args).timeout(std::time::Duration::from_secs(60)))
+            .stderr("error: tokenizer zero.json: file is larger than 64 MiB, the most a tokenizer.json may be\n");
+    }
+}
+
 #[test]
 fn a_missing_tokenizer_json_is_an_error_naming_it() {
     let dir = dir_with("hf-missing", &[("a.md", "# Title\n")]);

@@ -1,11 +1,11 @@
 //! Markdown on `pulldown-cmark`: CommonMark plus tables, footnotes and front matter.
 
-use std::ops::Range;
-
 use pulldown_cmark::{Event, Options, Tag};
 use rag_core::{Block, BlockType, HeadingLevel, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
-use super::{content_start, decode, finish_blocks, parsed_text};
+use super::{decode, parsed_text};
+
+mod segment;
 
 builtin_parser! {
     /// Reads Markdown (`.md`, `.markdown`) into headings, paragraphs, list items, table rows, code,
@@ -73,145 +73,32 @@ fn options() -> Options {
         | Options::ENABLE_TASKLISTS
 }
 
-/// Markdown longer than this is parsed a segment at a time (see [`markdown_blocks_in_segments`]).
-const SEGMENT_BYTES: usize = 1 << 20;
-
-/// The blocks of a Markdown text, keeping the parser promises (see [`finish_blocks`]).
+/// The blocks of a Markdown text, keeping the parser promises (see [`super::finish_blocks`]).
+///
+/// pulldown-cmark builds a tree of its whole input before its first event, six to forty times the
+/// size of the text, so a long text is parsed a window at a time, cut only where that cannot
+/// change the blocks (see [`segment`]).
 pub(crate) fn markdown_blocks(text: &str) -> Vec<Block> {
-    markdown_blocks_in_segments(text, SEGMENT_BYTES)
+    let segmented = segment::markdown_blocks_in_windows(text, segment::Windows::DEFAULT);
+    let stats = segmented.stats;
+    tracing::debug!(
+        bytes = text.len(),
+        parses = stats.parses,
+        largest_parse = stats.largest_parse,
+        parsed_bytes = stats.parsed_bytes,
+        forced_cuts = stats.forced_cuts,
+        "markdown parsed in windows"
+    );
+    segmented.blocks
 }
 
-/// [`markdown_blocks`], parsing segments of at least `segment_bytes` one at a time.
-///
-/// pulldown-cmark builds a tree of its whole input before the first event, about six times the
-/// size of the text: a 100 MB file would need 600 MB for that alone. So a long text is cut, and
-/// each part parsed on its own, but only where that cannot change the blocks:
-///
-/// - a cut is made just before an ATX heading at column 0 whose previous line is blank: such a
-///   line starts a heading whatever came before, unless a fenced code block, an HTML block or a
-///   metadata block is still open there (a paragraph, a container, an HTML block of types 6-7
-///   cannot run past a blank line and a column-0 `#`);
-/// - whether one is still open is asked of pulldown-cmark itself: if the part before the cut
-///   ends inside a code, HTML or metadata block, or has a line that may open a metadata block
-///   with no closing line after it in the part (pulldown-cmark opens one only when it sees its
-///   closing line, which may lie beyond the cut), the cut is not made and the rest of the text is
-///   parsed in one piece.
-///
-/// The only difference left is inline: a reference link in a heading whose definition lies in
-/// another part keeps its brackets in the heading's title.
-fn markdown_blocks_in_segments(text: &str, segment_bytes: usize) -> Vec<Block> {
-    let bytes = text.as_bytes();
+/// The raw blocks of `body` parsed by pulldown-cmark in one piece, in `body`'s offsets and not yet
+/// cleaned up by [`super::finish_blocks`]. Every event is shown to `shape` first, with the number
+/// of blocks before it, so that the segmenter learns where it may cut. Text in the first
+/// `prefix_len` bytes (lines put in front of a window to resume a block, see [`segment`]) never
+/// enters a heading's title.
+fn raw_blocks(body: &str, prefix_len: usize, shape: &mut segment::Shape) -> Vec<Block> {
     let mut raw: Vec<Block> = Vec::new();
-    let mut start = content_start(text);
-    while start < text.len() {
-        let cut = next_cut(bytes, start, segment_bytes);
-        let kept = raw.len();
-        let open_at_end = raw_blocks(text, start..cut, &mut raw);
-        if cut < text.len() && (open_at_end || metadata_may_run_past(&bytes[start..cut])) {
-            // The cut may split a block: parse everything left as one piece instead.
-            raw.truncate(kept);
-            raw_blocks(text, start..text.len(), &mut raw);
-            break;
-        }
-        start = cut;
-    }
-    finish_blocks(text, raw)
-}
-
-/// The first candidate cut at least `min_bytes` after `start`: the start of a column-0 ATX heading
-/// line after a blank line; the end of the text if there is none.
-fn next_cut(bytes: &[u8], start: usize, min_bytes: usize) -> usize {
-    let mut at = start;
-    let mut previous_blank = false;
-    while at < bytes.len() {
-        let end = line_end(bytes, at);
-        let line = &bytes[at..end];
-        if previous_blank && at > start && at - start >= min_bytes && is_atx_heading(line) {
-            return at;
-        }
-        previous_blank = line.iter().all(u8::is_ascii_whitespace);
-        at = end;
-    }
-    bytes.len()
-}
-
-/// One past the `\n` that ends the line starting at `at` (or the end of the text).
-fn line_end(bytes: &[u8], at: usize) -> usize {
-    bytes[at..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |i| at + i + 1)
-}
-
-fn is_atx_heading(line: &[u8]) -> bool {
-    let hashes = line.iter().take_while(|&&b| b == b'#').count();
-    (1..=6).contains(&hashes) && line.get(hashes).is_none_or(|b| b.is_ascii_whitespace())
-}
-
-/// Whether some line of `part` may open a metadata block whose closing line is not in `part`.
-///
-/// pulldown-cmark opens a metadata block wherever a block starts (even inside a container) on a
-/// line of exactly three `-` or `+`, but only if it finds a closing line (three of the same, or
-/// `...` after `---`, at the start of a line) further on: when that line lies past the cut, the
-/// whole text has a metadata block where the part has none. Every line ending in such a run
-/// after nothing but container marks counts here as a possible opener, more than pulldown-cmark
-/// opens, which can only cost a cut. The two delimiters are tracked apart, since a possible
-/// opener of one must not hide an opener of the other.
-fn metadata_may_run_past(part: &[u8]) -> bool {
-    let mut waiting = [false, false];
-    let mut at = 0;
-    while at < part.len() {
-        let end = line_end(part, at);
-        let line = &part[at..end];
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let opens = opens_metadata(line.trim_ascii_end());
-        for (waiting, delimiter) in waiting.iter_mut().zip([b'-', b'+']) {
-            // An opener counts until a later line closes it; a closing `---` opens again itself.
-            if closes_metadata(line, delimiter) {
-                *waiting = false;
-            }
-            if opens == Some(delimiter) {
-                *waiting = true;
-            }
-        }
-        at = end;
-    }
-    waiting.contains(&true)
-}
-
-/// The delimiter of a metadata block `line` might open (see [`metadata_may_run_past`]).
-fn opens_metadata(line: &[u8]) -> Option<u8> {
-    let delimiter = *line.last()?;
-    if delimiter != b'-' && delimiter != b'+' {
-        return None;
-    }
-    let run = line.iter().rev().take_while(|&&b| b == delimiter).count();
-    let prefix = &line[..line.len() - run];
-    let container_mark = |b: &u8| b" \t>-*+.)".contains(b) || b.is_ascii_digit();
-    (run == 3 && prefix.iter().all(container_mark)).then_some(delimiter)
-}
-
-/// Whether `line` (without its line break) closes a metadata block opened with `delimiter`,
-/// exactly as pulldown-cmark decides: no indentation, three delimiters (or `...` for `-`), then
-/// only spaces. (Taking more lines as closers than pulldown-cmark would be unsafe.)
-fn closes_metadata(line: &[u8], delimiter: u8) -> bool {
-    let closer = |c: u8| {
-        let run = line.iter().take_while(|&&b| b == c).count();
-        run == 3 && line[run..].iter().all(|&b| b == b' ')
-    };
-    closer(delimiter) || (delimiter == b'-' && closer(b'.'))
-}
-
-/// Appends the raw blocks of `text[range]`, parsed on its own, to `raw`. Returns whether a code,
-/// HTML or metadata block runs into the last line of the range (so may go on past it).
-fn raw_blocks(text: &str, range: Range<usize>, raw: &mut Vec<Block>) -> bool {
-    let base = range.start;
-    let body = &text[range];
-    // A block that was closed ends with the last line that is not blank; one that reaches into
-    // the blank lines after it was still open when the range ended.
-    let content_end = line_end(body.as_bytes(), body.trim_end().len());
-    let mut open_at_end = false;
     let mut frames: Vec<Frame> = Vec::new();
     // Inside a block that is one block as a whole (paragraph, code, quote, ...): how many tags
     // are open; its inner events are skipped. Counting rather than recursing keeps a 1000-deep
@@ -220,12 +107,8 @@ fn raw_blocks(text: &str, range: Range<usize>, raw: &mut Vec<Block>) -> bool {
     let mut heading: Option<OpenHeading> = None;
 
     for (event, range) in pulldown_cmark::Parser::new_ext(body, options()).into_offset_iter() {
-        let span = Span::new(base + range.start, base + range.end);
-        if let Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::MetadataBlock(_)) = &event
-            && range.end > content_end
-        {
-            open_at_end = true;
-        }
+        shape.observe(body, &event, range.clone(), raw.len());
+        let span = Span::new(range.start, range.end);
         if opaque_depth > 0 {
             match event {
                 Event::Start(_) => opaque_depth += 1,
@@ -244,6 +127,7 @@ fn raw_blocks(text: &str, range: Range<usize>, raw: &mut Vec<Block>) -> bool {
                     }
                     heading = None;
                 }
+                _ if range.end <= prefix_len => {}
                 Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
                     open.title.push_str(&t);
                 }
@@ -330,103 +214,12 @@ fn raw_blocks(text: &str, range: Range<usize>, raw: &mut Vec<Block>) -> bool {
             _ => raw.push(Block::new(BlockType::Other, span)),
         }
     }
-    open_at_end
+    raw
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Parsing in segments as small as possible (a cut tried before every heading that follows a
-    /// blank line) gives the blocks of parsing the whole.
-    fn assert_segments_equal_whole(text: &str) {
-        let whole = markdown_blocks_in_segments(text, usize::MAX);
-        for min in [0, 1, 16, 200] {
-            assert_eq!(
-                markdown_blocks_in_segments(text, min),
-                whole,
-                "segments of {min} bytes: {text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn cuts_are_tried_before_headings_after_blank_lines() {
-        let text = "intro\n\n# A\ntext\n\n## B\n#nope\n\n#\n";
-        assert_eq!(next_cut(text.as_bytes(), 0, 0), 7);
-        assert_eq!(next_cut(text.as_bytes(), 7, 0), 17);
-        assert_eq!(next_cut(text.as_bytes(), 17, 0), 29);
-        assert_eq!(next_cut(text.as_bytes(), 0, 10), 17);
-        assert_eq!(next_cut(text.as_bytes(), 29, 0), text.len());
-    }
-
-    #[test]
-    fn a_cut_that_would_split_a_block_is_not_made() {
-        for text in [
-            "# A\n\n```\n\n# not a heading\n```\n\n# B\n",
-            "~~~~\n\n# x\n~~~\n\n# still code\n~~~~\n\n# B\n",
-            "# A\n\n```\n\n# unterminated fence to the end\n",
-            "<!--\n\n# x\n-->\n\n# B\n",
-            "<pre>\n\n# x\n</pre>\n\n# B\n",
-            "<script>\n\n# x\n</style>\n\n# B\n</script>\n\n# C\n",
-            "<?php\n\n# x\n?>\n\n# B\n",
-            "<![CDATA[\n\n# x\n]]>\n\n# B\n",
-            "<!DOCTYPE\n\n# x\n>\n\n# B\n",
-            "<div>\n\n# A\n\n# B\n",
-            "<div>\n# x\n\n# B\n",
-            "---\ntitle: x\n\n# yaml comment\n---\n\n# A\n",
-            "+++\n\n# x\n+++\n\n# A\n",
-            "# A\n---\n# H\n\n# H\n---",
-            "Title\n---\n```\n...\n\n# x\n```\n",
-            "- item\n\n  # in item\n\n# A\n\n- b\n",
-            "- ```\n\n# ends the list\n",
-            "> quote\n\n# A\n> again\n",
-            "    code\n\n    # code\n\n# A\n",
-            "| a | b |\n|---|---|\n| 1 | 2 |\n\n# A\n",
-            "Title\n=====\n\n# A\n\nSub\n---\n",
-            "# A\r\n\r\n```\r\n\r\n# x\r\n```\r\n\r\n# B\r\n",
-            "\u{feff}# A\n\n# B\n",
-        ] {
-            assert_segments_equal_whole(text);
-        }
-    }
-
-    #[test]
-    fn segments_of_the_fixtures_and_the_docs_equal_the_whole() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-        let mut files = vec![format!("{root}/README.md"), format!("{root}/docs/architecture.md")];
-        for dir in ["docs/reference", "crates/rag-chunker/tests/fixtures"] {
-            for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
-                files.push(entry.unwrap().path().display().to_string());
-            }
-        }
-        for file in files.iter().filter(|f| f.ends_with(".md")) {
-            let text = std::fs::read_to_string(file).unwrap();
-            assert_segments_equal_whole(&text);
-        }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
-        #[test]
-        fn segments_of_generated_markdown_equal_the_whole(
-            lines in proptest::collection::vec(proptest::sample::select(&[
-                "# H", "## Two", "###### Six", "####### seven", "#nospace", "   # three", "    # four", "\t# tab",
-                "", "", "", "  ", "para text", "```", "```rust", "~~~~", "~~~", "    indented", "<!--", "-->",
-                "<pre>", "</pre>", "<div>", "<script>", "</script>", "</style>", "<?x", "?>", "<!X", ">",
-                "<![CDATA[", "]]>", "- item", "  - nested", "1. one", "> quote", "> ```", "---", "+++", "...",
-                "----", "--- ", "   ---", "- ---", "> ---", "1. +++", "***", "| a | b |", "|---|---|",
-                "[ref]: /url", "[^1]: note", "Setext", "===", "*emph* [ref]", "  ```", "- ```",
-                "> - ```", "  ~~~", "<PRE>", "<!-- x -->", "  <!--", "   ```", "\t```", "1) item", "* item",
-                "+ item", "-", "  ---", "> > ---", "  +++", "+++ ", "... ", "---\t", "<textarea>",
-                "</textarea>", "<style>", "[x]:", "  /url", "# H #", "#\tH", "> # quoted",
-            ][..]), 0..48),
-            crlf in proptest::bool::ANY,
-        ) {
-            let text = lines.join(if crlf { "\r\n" } else { "\n" });
-            assert_segments_equal_whole(&text);
-        }
-    }
 
     fn blocks(text: &str) -> Vec<(BlockType, Option<u8>, String, String)> {
         markdown_blocks(text)
