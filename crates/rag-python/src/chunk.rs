@@ -427,6 +427,18 @@ impl PyChunk {
     }
 
     /// The titles of the headings enclosing the chunk, outermost first (`metadata["heading_path"]`).
+    /// Where the chunk's text is in the original file, for a document whose text is a rendition
+    /// (HTML, DOCX, PDF, OCR): a list of dicts tagged by `kind`, e.g. `{"kind": "bytes",
+    /// "start": 812, "end": 1460}`, `{"kind": "page", "page": 3, "bbox": [...]}` or
+    /// `{"kind": "paragraphs", "part": "word/document.xml", "first": 12, "last": 15}`; empty for
+    /// Markdown and text, whose `span` is already into the file.
+    #[getter]
+    fn provenance<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(&self.inner.provenance)
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", self.field("provenance"))))?;
+        json::to_py(py, &value, &self.field("provenance"))
+    }
+
     #[getter]
     fn heading_path(&self, py: Python<'_>) -> PyResult<Vec<String>> {
         let chunk = self.to_rust(py)?;

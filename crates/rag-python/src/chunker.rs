@@ -1,6 +1,7 @@
 //! `HeadingAwareChunker` for Python: the seed's constructor and async `chunk`, a blocking twin,
 //! and `chunk_text` that parses and chunks in one call.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -57,7 +58,7 @@ impl Work for ChunkJob {
                 .chunk_document(&ctx, &parsed)
                 .map_err(ChunkCallError::Chunk),
             ChunkInput::Text(job) => {
-                let ctx = job.ctx.clone();
+                let ctx = job.ctx().clone();
                 job.run().map_err(ChunkCallError::Parse).and_then(|parsed| {
                     self.chunker
                         .chunk_document(&ctx, &parsed)
@@ -177,7 +178,8 @@ impl PyHeadingAwareChunker {
 
     /// Parses `data` (bytes or str) and chunks it, in one call without the GIL (awaitable).
     ///
-    /// The type is `document_type` (`markdown`, `text`, `ocr`) or detected from `source_uri`'s
+    /// The type is `document_type` (`markdown`, `text`, `ocr`, `html`, `docx`, ...; a binary
+    /// format such as DOCX is given as bytes) or detected from `source_uri`'s
     /// extension; `document_id` defaults to `source_uri` and the reverse.
     #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
     fn chunk_text<'py>(
@@ -207,6 +209,40 @@ impl PyHeadingAwareChunker {
         corpus_id: &str,
     ) -> PyResult<Py<PyAny>> {
         let parse = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+        run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
+    }
+
+    /// Reads the file at `path` and chunks it, in one call without the GIL (awaitable): the file
+    /// is read on the worker thread, at most 256 MiB of it.
+    ///
+    /// The type is `document_type` or detected from the path's extension (`.md`, `.html`,
+    /// `.docx`, ...); `document_id` and the chunks' `source_uri` default to the path as given.
+    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+    fn chunk_file<'py>(
+        &self,
+        py: Python<'py>,
+        ctx: &Bound<'py, PyRequestContext>,
+        path: PathBuf,
+        document_type: Option<&str>,
+        document_id: Option<String>,
+        corpus_id: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
+        run_awaitable(py, self.job(py, ChunkInput::Text(parse))?)
+    }
+
+    /// `chunk_file`, on the calling thread; the GIL is released while Rust reads and works.
+    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+    fn chunk_file_blocking(
+        &self,
+        py: Python<'_>,
+        ctx: &Bound<'_, PyRequestContext>,
+        path: PathBuf,
+        document_type: Option<&str>,
+        document_id: Option<String>,
+        corpus_id: &str,
+    ) -> PyResult<Py<PyAny>> {
+        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
         run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 

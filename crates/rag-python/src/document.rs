@@ -198,6 +198,29 @@ impl PyParsedDocument {
         &self.inner.document.text
     }
 
+    /// How the text was derived from the file when it is a rendition (HTML, DOCX, PDF, OCR):
+    /// a dict with `format`, `original_bytes`, `source_map` (a list of `{"span": {"start",
+    /// "end"}, "origin": {...}}`, stretches of the text and the place in the file each came
+    /// from) and `left_out` (bytes of the original left out of the text, by kind); `None` when
+    /// the text is the file itself (Markdown, plain text).
+    #[getter]
+    fn rendition<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(rendition) = &self.inner.rendition else {
+            return Ok(None);
+        };
+        let value = serde_json::to_value(rendition).map_err(|e| PyValueError::new_err(format!("rendition: {e}")))?;
+        json::to_py(py, &value, "rendition").map(Some)
+    }
+
+    /// Where the text of `span` (a `Span` or a `(start, end)` pair) came from in the original:
+    /// the places, in the shape of `Chunk.provenance`; empty when the text is the file itself.
+    fn provenance<'py>(&self, py: Python<'py>, span: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let span = span_from_py(span)?;
+        let origins = self.inner.provenance(span);
+        let value = serde_json::to_value(&origins).map_err(|e| PyValueError::new_err(format!("provenance: {e}")))?;
+        json::to_py(py, &value, "provenance")
+    }
+
     /// A block's text: its own `text` if it has one (a heading's title), else its source slice;
     /// `None` if its span is not a slice of the text.
     fn block_text(&self, block: &Bound<'_, PyBlock>) -> Option<String> {

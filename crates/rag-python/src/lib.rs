@@ -56,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parse::PyOcrRegion>()?;
     m.add_class::<parse::PyOcrResult>()?;
     m.add_function(wrap_pyfunction!(parse::parse_document, m)?)?;
+    m.add_function(wrap_pyfunction!(parse::parse_file, m)?)?;
     m.add_function(wrap_pyfunction!(parse::detect_document_type, m)?)?;
     m.add_function(wrap_pyfunction!(parse::ocr_to_parsed_document, m)?)?;
     m.add_class::<chunker::PyHeadingAwareChunker>()?;

@@ -1,6 +1,9 @@
 //! Parsers for Python: bytes or text in, a `ParsedDocument` out, with the GIL released while
 //! Rust parses. Also the OCR adapter and its input types.
 
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -35,14 +38,25 @@ pub(crate) fn document_type(py: Python<'_>, name: Option<&str>, source_uri: &str
     }
 }
 
+/// The most bytes a file named by path is read to (as `ragctl chunk`'s default input limit):
+/// a larger file, or a device that never ends, is a `ParseError` naming the limit.
+pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Where the document's bytes come from: given by Python, or a file read on the worker thread
+/// (so an awaitable call does not read on the event loop).
+enum JobInput {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
+
 /// What to parse: the bytes and the identity the document will carry.
 pub(crate) struct ParseJob {
     pub(crate) ctx: RequestContext,
-    pub(crate) doc_type: DocumentType,
-    pub(crate) document_id: DocumentId,
-    pub(crate) corpus_id: CorpusId,
-    pub(crate) source_uri: String,
-    pub(crate) bytes: Vec<u8>,
+    doc_type: DocumentType,
+    document_id: DocumentId,
+    corpus_id: CorpusId,
+    source_uri: String,
+    input: JobInput,
 }
 
 impl ParseJob {
@@ -78,20 +92,100 @@ impl ParseJob {
             document_id: document_id.into(),
             corpus_id: corpus_id.into(),
             source_uri,
-            bytes: bytes_of(data)?,
+            input: JobInput::Bytes(bytes_of(data)?),
+        })
+    }
+
+    /// A job that reads the file at `path` when it runs. The document is named by the path as
+    /// given, written as `ragctl chunk` writes paths ([`path_uri`]), unless `document_id` names
+    /// it; the type is `document_type_name` or detected from the path's extension.
+    pub(crate) fn from_path(
+        py: Python<'_>,
+        ctx: &Bound<'_, PyRequestContext>,
+        path: PathBuf,
+        document_type_name: Option<&str>,
+        document_id: Option<String>,
+        corpus_id: &str,
+    ) -> PyResult<Self> {
+        let source_uri = path_uri(&path);
+        let doc_type = document_type(py, document_type_name, &source_uri)?;
+        Ok(Self {
+            ctx: ctx.get().inner.clone(),
+            doc_type,
+            document_id: document_id.unwrap_or_else(|| source_uri.clone()).into(),
+            corpus_id: corpus_id.into(),
+            source_uri,
+            input: JobInput::File(path),
         })
     }
 
     /// Parses, without the GIL (call inside `detach` or a blocking task).
     pub(crate) fn run(self) -> Result<ParsedDocument, ParseError> {
+        let bytes = match self.input {
+            JobInput::Bytes(bytes) => bytes,
+            JobInput::File(path) => read_within(&path, &self.source_uri, MAX_FILE_BYTES)?,
+        };
         let source = SourceBytes {
             document_id: &self.document_id,
             corpus_id: &self.corpus_id,
             source_uri: &self.source_uri,
             bytes: &[],
         };
-        parse_document_owned(&self.ctx, self.doc_type, source, self.bytes)
+        parse_document_owned(&self.ctx, self.doc_type, source, bytes)
     }
+
+    /// The context the document is parsed (and then chunked) under.
+    pub(crate) fn ctx(&self) -> &RequestContext {
+        &self.ctx
+    }
+}
+
+/// The bytes of the file at `path`, at most `limit` of them: a larger file is refused by its
+/// size before it is read, and a stream is read to one byte past the limit.
+fn read_within(path: &Path, source_uri: &str, limit: u64) -> Result<Vec<u8>, ParseError> {
+    let io = |source| ParseError::Io {
+        source_uri: source_uri.to_owned(),
+        source,
+    };
+    let over = || ParseError::LimitExceeded {
+        source_uri: source_uri.to_owned(),
+        what: "the file's size".to_owned(),
+        limit: format!("{} MiB", limit >> 20),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    if metadata.is_dir() {
+        return Err(io(std::io::Error::other("is a directory")));
+    }
+    if metadata.is_file() && metadata.len() > limit {
+        return Err(over());
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(over());
+    }
+    Ok(bytes)
+}
+
+/// A path as `ragctl chunk` names it in chunk ids: `%` written `%25`, and each byte that is not
+/// part of UTF-8 written `%XX`, so that two different names never share an id.
+pub(crate) fn path_uri(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for piece in bytes.utf8_chunks() {
+        for c in piece.valid().chars() {
+            if c == '%' {
+                out.push_str("%25");
+            } else {
+                out.push(c);
+            }
+        }
+        for byte in piece.invalid() {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Parses one document with the built-in parser of its type.
@@ -111,8 +205,25 @@ pub(crate) fn parse_document(
     Ok(PyParsedDocument::from_rust(parsed))
 }
 
-/// The document type of a path's extension: `markdown`, `text` or `ocr`; a `ParseError` listing
-/// the supported types otherwise.
+/// Reads and parses the file at `path` with the built-in parser of its type (the GIL released
+/// while Rust reads and parses).
+#[pyfunction]
+#[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+pub(crate) fn parse_file(
+    py: Python<'_>,
+    ctx: &Bound<'_, PyRequestContext>,
+    path: PathBuf,
+    document_type: Option<&str>,
+    document_id: Option<String>,
+    corpus_id: &str,
+) -> PyResult<PyParsedDocument> {
+    let job = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
+    let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
+    Ok(PyParsedDocument::from_rust(parsed))
+}
+
+/// The document type of a path's extension (`markdown`, `text`, `ocr`, `html`, `docx`, ...); a
+/// `ParseError` listing the supported types otherwise.
 #[pyfunction]
 pub(crate) fn detect_document_type(py: Python<'_>, source_uri: &str) -> PyResult<&'static str> {
     DocumentType::detect(source_uri)
@@ -128,7 +239,7 @@ pub(crate) struct PyParser {
 
 #[pymethods]
 impl PyParser {
-    /// The parser of `document_type`: `markdown`, `text` or `ocr`.
+    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...
     #[new]
     fn new(document_type: &str) -> PyResult<Self> {
         let doc_type = document_type

@@ -104,3 +104,42 @@ def test_document_ids_stay_distinct_whatever_the_sources_are_called():
     assert document_ids(["a", "a", "b", "a"]) == ["a[0]", "a[1]", "b", "a[2]"]
     tricky = document_ids(["a", "a", "a[0]", "text-3"])
     assert len(set(tricky)) == 4
+
+
+def test_the_loader_reads_every_type_with_provenance_into_the_original(tmp_path):
+    import shutil
+
+    from conftest import REPO
+    from ragctl.integrations.langchain import RagctlLoader
+
+    shutil.copy(REPO / "crates" / "rag-chunker" / "tests" / "fixtures" / "docx" / "pandoc-stack-ls.docx", tmp_path / "a.docx")
+    page = b"<html><body><main><h1>Page</h1><p>Hello from the web.</p></main></body></html>"
+    (tmp_path / "b.html").write_bytes(page)
+    (tmp_path / "c.md").write_text(GUIDE)
+    (tmp_path / "d.png").write_bytes(b"\x89PNG")
+    loader = RagctlLoader(tmp_path, max_tokens=128, overlap_tokens=16)
+    docs = list(loader.lazy_load())
+    sources = [d.metadata["source"] for d in docs]
+    assert sorted(set(sources)) == [str(tmp_path / n) for n in ("a.docx", "b.html", "c.md")]
+    assert len({d.id for d in docs}) == len(docs)
+    counter = TiktokenCounter("cl100k_base")
+    assert all(counter.count(d.page_content) <= 128 for d in docs)
+    for doc in docs:
+        if doc.metadata["source"].endswith(".md"):
+            assert "provenance" not in doc.metadata
+        else:
+            assert doc.metadata["provenance"], doc.metadata
+    [hello] = [d for d in docs if "Hello" in d.page_content]
+    origin = hello.metadata["provenance"][0]
+    assert b"Hello from the web." in page[origin["start"] : origin["end"]]
+    assert [d.page_content for d in RagctlLoader([tmp_path / "b.html"], include_headings=False).load()] == [
+        "Hello from the web."
+    ]
+
+
+def test_the_splitter_reads_html_text():
+    page = "<html><body><nav>Menu</nav><main><h1>Page</h1><p>Hello from the web.</p></main></body></html>"
+    docs = RagctlTextSplitter(document_type="html").create_documents([page], [{"source": "p.html"}])
+    assert [d.page_content for d in docs] == ["# Page", "Hello from the web."]
+    assert docs[1].metadata["heading_path"] == ["Page"]
+    assert docs[1].metadata["provenance"][0]["kind"] == "bytes"

@@ -148,3 +148,29 @@ def test_character_offsets_cost_linear_work(monkeypatch):
     # (restarting at byte 0 for every overlapping node decodes about nodes * bytes / 2).
     assert small <= 2 * small_bytes and large <= 2 * large_bytes
     assert large / small < 2.5
+
+
+def test_the_reader_gives_chunks_within_budget_with_provenance_left_out_of_the_embedding(tmp_path):
+    from llama_index.core import SimpleDirectoryReader
+
+    from conftest import REPO
+    from ragctl.integrations.llamaindex import RagctlReader
+
+    docx = REPO / "crates" / "rag-chunker" / "tests" / "fixtures" / "docx" / "pandoc-stack-ls.docx"
+    reader = RagctlReader(max_tokens=96, overlap_tokens=8)
+    docs = reader.load_data(docx, extra_info={"collection": "manuals"})
+    assert docs and len({d.doc_id for d in docs}) == len(docs)
+    count = TiktokenCounter("cl100k_base").count
+    for doc in docs:
+        assert doc.metadata["collection"] == "manuals"
+        assert doc.metadata["provenance"][0]["kind"] == "paragraphs"
+        for mode in (MetadataMode.EMBED, MetadataMode.LLM):
+            content = doc.get_content(metadata_mode=mode)
+            assert count(content) <= 96
+            assert "provenance" not in content and "word/document.xml" not in content
+    page = tmp_path / "p.html"
+    page.write_text("<html><body><main><h1>Page</h1><p>Hello from the web.</p></main></body></html>")
+    (tmp_path / "notes.md").write_text("# Notes\n\nPlain.\n")
+    loaded = SimpleDirectoryReader(str(tmp_path), file_extractor={".html": reader}).load_data()
+    texts = [d.text for d in loaded]
+    assert "Hello from the web." in texts and "<main>" not in "".join(texts)

@@ -29,9 +29,9 @@ macro_rules! builtin_parser {
     };
 }
 
+pub mod docx;
 #[cfg(feature = "html")]
 mod html;
-pub mod docx;
 mod markdown;
 mod ocr;
 mod text;
@@ -42,9 +42,9 @@ use std::str::FromStr;
 
 use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
+pub use docx::DocxParser;
 #[cfg(feature = "html")]
 pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
-pub use docx::DocxParser;
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 pub use text::PlainTextParser;
@@ -79,7 +79,8 @@ pub enum DocumentType {
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)";
+const SUPPORTED: &str =
+    "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.

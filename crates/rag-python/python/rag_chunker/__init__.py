@@ -25,6 +25,8 @@ from rag_chunker.tokens import *  # noqa: F403
 __all__ = [
     "HeadingAwareChunker",
     # rag_chunker.parse
+    "DocxParser",
+    "HtmlParser",
     "MarkdownParser",
     "OCRRegion",
     "OCRResult",
@@ -34,6 +36,7 @@ __all__ = [
     "detect_document_type",
     "ocr_result_to_parsed_document",
     "parse_document",
+    "parse_file",
     # rag_chunker.tokens
     "HuggingFaceCounter",
     "TiktokenCounter",

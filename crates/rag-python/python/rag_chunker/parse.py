@@ -1,8 +1,11 @@
 """Parsers: the bytes (or text) of one document in, a :class:`rag_core.ParsedDocument` out.
 
 ``parse_document`` picks the parser from ``document_type`` or the extension of ``source_uri``
-(``.md``/``.markdown``, ``.txt``/``.text``, ``.ocr.json``). Spans are UTF-8 byte offsets into the
-document's text, which is the input exactly as given (a byte-order mark and CRLF kept).
+(``.md``/``.markdown``, ``.txt``/``.text``, ``.ocr.json``, ``.html``/``.htm``/``.xhtml``,
+``.docx``); ``parse_file`` reads a file by path. Spans are UTF-8 byte offsets into the document's
+text: for Markdown and text the input exactly as given (a byte-order mark and CRLF kept); for
+HTML, DOCX and OCR a Markdown-flavoured rendition, which ``ParsedDocument.rendition`` maps back
+to the file (``ParsedDocument.provenance(span)``, ``Chunk.provenance``).
 
 >>> from rag_core import RequestContext
 >>> from rag_chunker import parse_document
@@ -20,9 +23,12 @@ from ragctl._native import (
     detect_document_type,
     ocr_result_to_parsed_document,
     parse_document,
+    parse_file,
 )
 
 __all__ = [
+    "DocxParser",
+    "HtmlParser",
     "MarkdownParser",
     "OCRRegion",
     "OCRResult",
@@ -32,6 +38,7 @@ __all__ = [
     "detect_document_type",
     "ocr_result_to_parsed_document",
     "parse_document",
+    "parse_file",
 ]
 
 
@@ -55,3 +62,22 @@ class OcrJsonParser(Parser):
 
     def __new__(cls) -> "OcrJsonParser":
         return super().__new__(cls, "ocr")
+
+
+class HtmlParser(Parser):
+    """An HTML page, parsed as browsers parse it (html5ever), in the encoding the page declares:
+    headings, paragraphs, list items, table rows, fenced code, quotes and captions of a
+    Markdown-flavoured rendition; scripts, styles, comments and site chrome left out and counted
+    (``ParsedDocument.rendition``), each stretch mapped to the bytes of the page."""
+
+    def __new__(cls) -> "HtmlParser":
+        return super().__new__(cls, "html")
+
+
+class DocxParser(Parser):
+    """A Word file (``.docx``, given as bytes): headings from its styles and outline levels,
+    lists, tables, links' text, notes, in a Markdown-flavoured rendition mapped to the part and
+    paragraph each stretch came from; the zip and XML read within documented limits."""
+
+    def __new__(cls) -> "DocxParser":
+        return super().__new__(cls, "docx")

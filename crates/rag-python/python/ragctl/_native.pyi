@@ -44,6 +44,7 @@ __all__ = [
     "OCRRegion",
     "OCRResult",
     "parse_document",
+    "parse_file",
     "detect_document_type",
     "ocr_result_to_parsed_document",
     "HeadingAwareChunker",
@@ -79,7 +80,7 @@ TrustName = Literal["trusted", "user_supplied", "untrusted"]
 OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
 StrategyName = Literal["greedy", "knapsack", "optimal"]
 ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
-DocumentTypeName = Literal["markdown", "text", "ocr", "html"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
 JSON = Any
 
 @final
@@ -200,6 +201,12 @@ class Chunk:
     @property
     def heading_path(self) -> List[str]:
         """Titles of the enclosing headings, outermost first (from ``metadata``)."""
+    @property
+    def provenance(self) -> List[Dict[str, JSON]]:
+        """Where the chunk's text is in the original file when the document's text is a rendition
+        (HTML: ``{"kind": "bytes", "start", "end"}``; DOCX: ``{"kind": "paragraphs", "part",
+        "first", "last"}``; PDF and OCR: ``{"kind": "page", "page", "bbox"}``); empty for
+        Markdown and text, whose ``span`` is already into the file."""
     def to_dict(self) -> Dict[str, JSON]: ...
     def to_json(self) -> str: ...
     @staticmethod
@@ -269,6 +276,13 @@ class ParsedDocument:
     @property
     def text(self) -> str: ...
     def block_text(self, block: Block) -> Optional[str]: ...
+    @property
+    def rendition(self) -> Optional[Dict[str, JSON]]:
+        """How the text was derived from the file (HTML, DOCX, PDF, OCR): ``format``,
+        ``original_bytes``, ``source_map`` and ``left_out`` (bytes left out, by kind); ``None``
+        when the text is the file itself."""
+    def provenance(self, span: Union[Span, Tuple[int, int]]) -> List[Dict[str, JSON]]:
+        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``)."""
     def __len__(self) -> int: ...
 
 @final
@@ -451,6 +465,17 @@ def parse_document(
 ) -> ParsedDocument:
     """Parses one document; the type is ``document_type`` or detected from ``source_uri``."""
 
+def parse_file(
+    ctx: RequestContext,
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    document_type: Optional[DocumentTypeName] = None,
+    document_id: Optional[str] = None,
+    corpus_id: str = "local",
+) -> ParsedDocument:
+    """Reads (at most 256 MiB) and parses the file at ``path``; the type is ``document_type`` or
+    detected from the path's extension; the document is named by the path as given."""
+
 def detect_document_type(source_uri: str) -> DocumentTypeName: ...
 def ocr_result_to_parsed_document(
     ctx: RequestContext,
@@ -506,6 +531,26 @@ class HeadingAwareChunker:
         data: Union[bytes, str],
         *,
         source_uri: Optional[str] = None,
+        document_type: Optional[DocumentTypeName] = None,
+        document_id: Optional[str] = None,
+        corpus_id: str = "local",
+    ) -> List[Chunk]: ...
+    def chunk_file(
+        self,
+        ctx: RequestContext,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        document_type: Optional[DocumentTypeName] = None,
+        document_id: Optional[str] = None,
+        corpus_id: str = "local",
+    ) -> Coroutine[Any, Any, List[Chunk]]:
+        """Reads the file at ``path`` (on a worker thread, at most 256 MiB) and chunks it; the type
+        is ``document_type`` or detected from the extension (``.md``, ``.html``, ``.docx``, ...)."""
+    def chunk_file_blocking(
+        self,
+        ctx: RequestContext,
+        path: Union[str, "os.PathLike[str]"],
+        *,
         document_type: Optional[DocumentTypeName] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",

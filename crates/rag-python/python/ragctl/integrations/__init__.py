@@ -1,8 +1,10 @@
 """Drop-ins for other frameworks, each importable only with its framework installed:
 
-- :mod:`ragctl.integrations.langchain`: ``RagctlTextSplitter``, a LangChain ``TextSplitter``
+- :mod:`ragctl.integrations.langchain`: ``RagctlTextSplitter``, a LangChain ``TextSplitter``, and
+  ``RagctlLoader``, a document loader for files of every type ragctl reads
   (``pip install "ragctl[langchain]"``);
-- :mod:`ragctl.integrations.llamaindex`: ``RagctlNodeParser``, a LlamaIndex ``NodeParser``
+- :mod:`ragctl.integrations.llamaindex`: ``RagctlNodeParser``, a LlamaIndex ``NodeParser``, and
+  ``RagctlReader``, a reader for files of every type ragctl reads
   (``pip install "ragctl[llamaindex]"``);
 - :mod:`ragctl.integrations.ray`: chunking a directory into Parquet or JSON Lines with Ray Data
   (``pip install "ragctl[ray]"``).
@@ -10,17 +12,57 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import os
+from typing import Any, Dict, Iterable, List, Union
 
-from ragctl._native import Chunk
+from ragctl._native import Chunk, detect_document_type
+from rag_core.errors import ParseError
 
-__all__ = ["chunk_metadata", "char_offsets"]
+__all__ = ["chunk_metadata", "char_offsets", "supported_files"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def supported_files(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
+    """The files ``ragctl chunk`` would chunk for ``paths``: a file named is taken whatever its
+    extension (its type is detected when it is read); a directory is walked recursively, in
+    sorted order, skipping hidden names (a leading ``.``) and files of an unsupported type, and
+    not following links to directories. A path that does not exist is a ``FileNotFoundError``."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: List[str] = []
+    for path in paths:
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            files.extend(_walk(path))
+        elif os.path.exists(path):
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"{path}: cannot read: no such file or directory")
+    return files
+
+
+def _walk(root: str) -> List[str]:
+    found: List[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            try:
+                detect_document_type(name)
+            except ParseError:
+                continue
+            found.append(os.path.join(dirpath, name))
+    return found
 
 
 def chunk_metadata(chunk: Chunk) -> Dict[str, Any]:
     """The metadata a framework document carries for a chunk: where it sits (``heading_path``,
     ``span`` as UTF-8 byte offsets, ``chunk_id``, ``parent_id``, ``position``), what it is
-    (``kind``, and ``level`` for a heading) and its exact ``token_count`` and ``tokenizer``."""
+    (``kind``, and ``level`` for a heading), its exact ``token_count``, and, when the document's
+    text is a rendition of a file (HTML, DOCX, PDF, OCR), ``provenance``: where the chunk is in
+    the original (byte ranges, pages and boxes, or parts and paragraphs)."""
     meta: Dict[str, Any] = {
         "chunk_id": chunk.id,
         "parent_id": chunk.parent_id,
@@ -37,6 +79,9 @@ def chunk_metadata(chunk: Chunk) -> Dict[str, Any]:
     level = chunk.metadata.get("level")
     if level is not None:
         meta["level"] = level
+    provenance = chunk.provenance
+    if provenance:
+        meta["provenance"] = provenance
     return meta
 
 

@@ -12,6 +12,14 @@ chunk's text is exactly a slice of the input (code indentation and tables kept),
     docs[3].metadata["span"]           # {'start': 1234, 'end': 1876}, UTF-8 byte offsets
     docs[3].metadata["token_count"]    # the exact count, e.g. 141
 
+``RagctlLoader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, OCR JSON)
+and yields one ``Document`` per chunk, with ``provenance`` pointing into the original file::
+
+    from ragctl.integrations.langchain import RagctlLoader
+
+    docs = RagctlLoader(["handbook.docx", "site/"], max_tokens=512).load()
+    docs[0].metadata["provenance"]  # [{'kind': 'paragraphs', 'part': 'word/document.xml', 'first': 0, 'last': 2}]
+
 Requires ``langchain-text-splitters`` (``pip install "ragctl[langchain]"``).
 """
 
@@ -19,16 +27,19 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Union
 
+from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
 from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
-from ragctl.integrations import char_offsets, chunk_metadata
+from ragctl.integrations import PathLike, char_offsets, chunk_metadata, supported_files
 from rag_chunker.tokens import TokenCounter
 
-__all__ = ["RagctlTextSplitter", "document_ids"]
+__all__ = ["RagctlLoader", "RagctlTextSplitter", "document_ids"]
+
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
 
 
 def document_ids(sources: Sequence[str]) -> List[str]:
@@ -59,7 +70,10 @@ class RagctlTextSplitter(TextSplitter):
             section; overlap never crosses a heading (LangChain's ``chunk_overlap``).
         token_counter: the tokenizer budgets are in (default ``TiktokenCounter("cl100k_base")``;
             any object with ``count(text)`` and ``name()``).
-        document_type: how text is read: ``markdown`` (default) or ``text``.
+        document_type: how text is read: ``markdown`` (default), ``text`` or ``html`` (a web
+            page's HTML: chunked along its headings, scripts and site chrome left out; the
+            chunks are then slices of its text rendition, and ``provenance`` gives their bytes
+            in the page).
         include_headings: whether a heading alone is a document of its own (default ``True``: with
             it, the chunks cover every character of the text; the body chunks carry their
             ``heading_path`` either way).
@@ -73,7 +87,7 @@ class RagctlTextSplitter(TextSplitter):
         overlap_tokens: int = 64,
         *,
         token_counter: Optional[TokenCounter] = None,
-        document_type: Literal["markdown", "text", "ocr"] = "markdown",
+        document_type: DocumentTypeName = "markdown",
         include_headings: bool = True,
         add_start_index: bool = False,
         tenant_id: str = "langchain",
@@ -134,3 +148,57 @@ class RagctlTextSplitter(TextSplitter):
             texts.append(doc.page_content)
             metadatas.append(doc.metadata)
         return self.create_documents(texts, metadatas=metadatas)
+
+
+class RagctlLoader(BaseLoader):
+    """Loads files of every type ragctl reads and yields one ``Document`` per chunk.
+
+    Args:
+        paths: files and directories; a directory is walked as ``ragctl chunk`` walks it
+            (sorted, hidden names and unsupported types skipped).
+        max_tokens: the most tokens a chunk may have.
+        overlap_tokens: about how many tokens a body chunk repeats from the previous one of its
+            section.
+        token_counter: the tokenizer budgets are in (default ``TiktokenCounter("cl100k_base")``).
+        document_type: the type of every file, instead of detecting it from each extension.
+        include_headings: whether a heading alone is a document of its own.
+        tenant_id: the tenant the chunks belong to.
+        corpus_id: the corpus the files belong to.
+
+    Each ``Document`` has the chunk's text as ``page_content``, the chunk id as ``id``, and as
+    metadata ``source`` (the path as given) and :func:`ragctl.integrations.chunk_metadata`
+    (``heading_path``, ``span``, ``token_count``, ``provenance``, ...). A file that cannot be
+    read or parsed raises a ``ParseError`` naming it; files are read lazily, one at a time.
+    """
+
+    def __init__(
+        self,
+        paths: Union[PathLike, Sequence[PathLike]],
+        max_tokens: int = 512,
+        overlap_tokens: int = 64,
+        *,
+        token_counter: Optional[TokenCounter] = None,
+        document_type: Optional[DocumentTypeName] = None,
+        include_headings: bool = True,
+        tenant_id: str = "langchain",
+        corpus_id: str = "local",
+    ) -> None:
+        self._paths = paths
+        self._chunker = HeadingAwareChunker(max_tokens, overlap_tokens, token_counter)
+        self._document_type = document_type
+        self._include_headings = include_headings
+        self._ctx = RequestContext(tenant_id)
+        self._corpus_id = corpus_id
+
+    def lazy_load(self) -> Iterator[Document]:
+        """The chunks of each file, file by file, in document order."""
+        for path in supported_files(self._paths):
+            chunks = self._chunker.chunk_file_blocking(
+                self._ctx, path, document_type=self._document_type, corpus_id=self._corpus_id
+            )
+            for chunk in chunks:
+                if not self._include_headings and chunk.metadata.get("kind") == "heading":
+                    continue
+                metadata: Dict[str, Any] = {"source": path}
+                metadata.update(chunk_metadata(chunk))
+                yield Document(page_content=chunk.content or "", metadata=metadata, id=chunk.id)

@@ -12,23 +12,48 @@ smaller by what the remaining metadata takes::
 
     nodes = RagctlNodeParser(max_tokens=512, overlap_tokens=64).get_nodes_from_documents(documents)
 
+``RagctlReader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, OCR JSON),
+alone or as a ``SimpleDirectoryReader`` file extractor, into one ``Document`` per chunk, each
+within the same budget and with ``provenance`` (where the chunk is in the original file) in its
+metadata::
+
+    from llama_index.core import SimpleDirectoryReader
+    from ragctl.integrations.llamaindex import RagctlReader
+
+    reader = RagctlReader(max_tokens=512)
+    docs = SimpleDirectoryReader("docs/", file_extractor={".html": reader, ".docx": reader}).load_data()
+
 Requires ``llama-index-core`` (``pip install "ragctl[llamaindex]"``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
+from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
-from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
-from ragctl.integrations import char_offsets, chunk_metadata
+from ragctl._native import Chunk, HeadingAwareChunker, ParsedDocument, RequestContext, parse_file
+from ragctl.integrations import char_offsets, chunk_metadata, supported_files
+from ragctl.integrations import PathLike
 
-__all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser"]
+__all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser", "RagctlReader"]
 
-BOOKKEEPING_METADATA_KEYS = ["chunk_id", "parent_id", "position", "token_count", "span", "kind", "level"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
+
+BOOKKEEPING_METADATA_KEYS = [
+    "chunk_id",
+    "parent_id",
+    "position",
+    "token_count",
+    "span",
+    "kind",
+    "level",
+    "provenance",
+]
 """The metadata keys a node carries for programs, not for the model: left out of the text LlamaIndex
 embeds and sends to the LLM. ``heading_path`` stays in, as the one key that says what the text is
 about."""
@@ -44,7 +69,9 @@ class RagctlNodeParser(NodeParser):
     overlap_tokens: int = Field(
         default=64, description="Tokens a body node repeats from the previous one of its section.", ge=0
     )
-    document_type: Literal["markdown", "text", "ocr"] = Field(default="markdown", description="markdown or text.")
+    document_type: DocumentTypeName = Field(
+        default="markdown", description="How a document's text is read: markdown, text or html."
+    )
     include_headings: bool = Field(default=True, description="Whether a heading alone is a node.")
     tenant_id: str = Field(default="llamaindex", description="The tenant the chunks belong to.")
 
@@ -70,7 +97,21 @@ class RagctlNodeParser(NodeParser):
         return out
 
     def _nodes_of(self, ctx: RequestContext, node: BaseNode) -> List[TextNode]:
-        """The nodes of one document, cut so that each one's embedding and LLM text fits.
+        """The nodes of one document, cut so that each one's embedding and LLM text fits."""
+        text = node.get_content(metadata_mode=MetadataMode.NONE)
+        return self._fitted_nodes(
+            node,
+            text,
+            lambda chunker: chunker.chunk_text_blocking(
+                ctx, text, source_uri=node.node_id, document_type=self.document_type
+            ),
+        )
+
+    def _fitted_nodes(
+        self, node: BaseNode, text: str, chunk_with: Callable[[HeadingAwareChunker], List[Chunk]]
+    ) -> List[TextNode]:
+        """The nodes of ``text`` (the text of ``node``, or the rendition of its file), chunked by
+        ``chunk_with`` and cut so that each one's embedding and LLM text fits.
 
         The metadata LlamaIndex puts before a node's text (the document's own and the
         ``heading_path``) differs from section to section, so it is measured on the chunks
@@ -79,7 +120,6 @@ class RagctlNodeParser(NodeParser):
         the excess. Each cut is smaller than the one before, so this ends: with chunks that fit,
         or with a ``ValueError`` once the metadata leaves no room for text.
         """
-        text = node.get_content(metadata_mode=MetadataMode.NONE)
         count = self._chunker.token_counter.count
         # What LlamaIndex renders depends on the text and, of a chunk's own metadata, on the
         # heading path alone (the other keys are excluded), so one node per heading path
@@ -105,9 +145,7 @@ class RagctlNodeParser(NodeParser):
             chunker = self._chunker
             if budget != self.max_tokens:
                 chunker = HeadingAwareChunker(budget, self.overlap_tokens, chunker.token_counter)
-            chunks: List[Chunk] = chunker.chunk_text_blocking(
-                ctx, text, source_uri=node.node_id, document_type=self.document_type
-            )
+            chunks = chunk_with(chunker)
             if not self.include_headings:
                 chunks = [c for c in chunks if c.metadata.get("kind") != "heading"]
             worst = max((prompt_tokens(c.heading_path, c.content or "") for c in chunks), default=0)
@@ -165,6 +203,68 @@ class RagctlNodeParser(NodeParser):
             if offsets is not None and isinstance(node, TextNode):
                 node.start_char_idx, node.end_char_idx = offsets
         return nodes
+
+
+class RagctlReader(BaseReader):
+    """Reads files of every type ragctl reads into one ``Document`` per chunk.
+
+    Each document's embedding and LLM text (metadata included) is within ``max_tokens``, as
+    :class:`RagctlNodeParser`'s nodes are; its metadata is the file's (``file_path``, and what
+    ``extra_info`` adds) and :func:`ragctl.integrations.chunk_metadata`, ``provenance``
+    included, the bookkeeping keys left out of the embedding and LLM text. A file that cannot be
+    read or parsed raises a ``ParseError`` naming it.
+    """
+
+    def __init__(
+        self,
+        max_tokens: int = 512,
+        overlap_tokens: int = 64,
+        token_counter: Optional[Any] = None,
+        *,
+        document_type: Optional[DocumentTypeName] = None,
+        include_headings: bool = True,
+        tenant_id: str = "llamaindex",
+        corpus_id: str = "local",
+    ) -> None:
+        super().__init__()
+        self._parser = RagctlNodeParser(
+            token_counter=token_counter,
+            max_tokens=max_tokens,
+            overlap_tokens=overlap_tokens,
+            include_headings=include_headings,
+            tenant_id=tenant_id,
+        )
+        self._document_type = document_type
+        self._corpus_id = corpus_id
+
+    def load_data(
+        self, file: Union[PathLike, Sequence[PathLike]], extra_info: Optional[Dict[str, Any]] = None, **kwargs: Any
+    ) -> List[Document]:
+        """The chunks of ``file`` (a file or directory, or several), in document order, as
+        documents; ``extra_info`` is added to every document's metadata."""
+        ctx = RequestContext(self._parser.tenant_id)
+        documents: List[Document] = []
+        for path in supported_files(file):
+            parsed: ParsedDocument = parse_file(ctx, path, document_type=self._document_type, corpus_id=self._corpus_id)
+            base = Document(
+                text="",
+                id_=parsed.document.id,
+                metadata={"file_path": path, "file_name": Path(path).name, **(extra_info or {})},
+            )
+            nodes = self._parser._fitted_nodes(base, parsed.text, lambda chunker: chunker.chunk_blocking(ctx, parsed))
+            for node in nodes:
+                documents.append(
+                    Document(
+                        text=node.text,
+                        id_=node.node_id,
+                        metadata=node.metadata,
+                        excluded_embed_metadata_keys=node.excluded_embed_metadata_keys,
+                        excluded_llm_metadata_keys=node.excluded_llm_metadata_keys,
+                        start_char_idx=node.start_char_idx,
+                        end_char_idx=node.end_char_idx,
+                    )
+                )
+        return documents
 
 
 def _union(keys: List[str], more: List[str]) -> List[str]:

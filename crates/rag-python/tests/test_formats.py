@@ -1,0 +1,142 @@
+"""Documents as users have them, from Python: HTML and DOCX by path or bytes, their renditions,
+and each chunk's provenance in the original file."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rag_chunker import DocxParser, HeadingAwareChunker, HtmlParser, detect_document_type, parse_file
+from rag_core import RequestContext
+from rag_core.errors import ParseError
+from ragctl.integrations import supported_files
+
+from conftest import REPO
+
+DOCX = REPO / "crates" / "rag-chunker" / "tests" / "fixtures" / "docx" / "pandoc-stack-ls.docx"
+
+PAGE = """<!doctype html>
+<html><head><meta charset="windows-1252"><title>Guide</title><script>var x = 1;</script></head>
+<body><nav><a href="/">Home</a></nav>
+<main>
+<h1>Install</h1>
+<p>Run the installer, then restart the caf\xe9 service.</p>
+<h2>Configure</h2>
+<p>Set <code>PORT</code> before the first start.</p>
+<pre><code class="language-sh">export PORT=8080
+</code></pre>
+</main></body></html>
+""".encode("latin-1")
+
+
+def write_page(tmp_path: Path, name: str = "guide.html") -> Path:
+    path = tmp_path / name
+    path.write_bytes(PAGE)
+    return path
+
+
+def test_an_html_file_by_path_is_chunked_along_its_headings_with_byte_provenance(
+    ctx: RequestContext, tmp_path: Path
+) -> None:
+    path = write_page(tmp_path)
+    parsed = parse_file(ctx, path)
+    chunks = HeadingAwareChunker(max_tokens=64, overlap_tokens=0).chunk_file_blocking(ctx, path)
+    assert [c.heading_path for c in chunks if c.metadata["kind"] == "body"][:2] == [
+        ["Install"],
+        ["Install", "Configure"],
+    ]
+    assert all("var x" not in (c.content or "") and "Home" not in (c.content or "") for c in chunks)
+    for chunk in chunks:
+        assert chunk.span is not None
+        text = parsed.text.encode("utf-8")
+        assert text[chunk.span.start : chunk.span.end].decode("utf-8") == chunk.content
+        assert chunk.document_id == str(path)
+    # Each body chunk's provenance names bytes of the page (as read, in windows-1252) that hold
+    # its words.
+    cafe = next(c for c in chunks if "café" in (c.content or ""))
+    [origin] = cafe.provenance
+    assert origin["kind"] == "bytes"
+    original = PAGE[origin["start"] : origin["end"]].decode("latin-1")
+    assert "Run the installer" in original and "café" in original
+    rendition = parsed.rendition
+    assert rendition is not None and rendition["format"] == "html"
+    assert rendition["original_bytes"] == len(PAGE)
+    assert rendition["left_out"]["script"] > 0 and rendition["left_out"]["chrome"] > 0
+    assert parsed.provenance(cafe.span) == cafe.provenance
+
+
+def test_a_docx_by_path_or_bytes_gives_the_same_chunks_with_paragraph_provenance(
+    ctx: RequestContext, tmp_path: Path
+) -> None:
+    chunker = HeadingAwareChunker(max_tokens=128, overlap_tokens=16)
+    by_path = chunker.chunk_file_blocking(ctx, DOCX, document_id="stack.docx")
+    by_bytes = chunker.chunk_text_blocking(ctx, DOCX.read_bytes(), source_uri="stack.docx", document_type="docx")
+    assert by_path
+    assert [c.content for c in by_path] == [c.content for c in by_bytes]
+    assert [c.id for c in by_path] == [c.id for c in by_bytes]
+    kinds = {o["kind"] for c in by_path for o in c.provenance}
+    assert kinds == {"paragraphs"}
+    assert all(o["part"] == "word/document.xml" and o["first"] <= o["last"] for c in by_path for o in c.provenance)
+    assert any(c.metadata["kind"] == "heading" for c in by_path)
+    # The provenance survives the chunk's JSON form.
+    assert type(by_path[1]).from_json(by_path[1].to_json()).provenance == by_path[1].provenance
+    # The seed's parser classes read the same formats.
+    assert DocxParser().parse(ctx, DOCX.read_bytes(), source_uri="stack.docx").text == parse_file(ctx, DOCX).text
+    assert HtmlParser().name() == "html"
+
+
+def test_the_async_twin_reads_the_file_off_the_event_loop(ctx: RequestContext, tmp_path: Path) -> None:
+    path = write_page(tmp_path)
+    chunker = HeadingAwareChunker(max_tokens=64, overlap_tokens=0)
+    chunks = asyncio.run(chunker.chunk_file(ctx, str(path)))
+    assert [c.content for c in chunks] == [c.content for c in chunker.chunk_file_blocking(ctx, path)]
+
+
+def test_unreadable_paths_are_parse_errors_naming_them(ctx: RequestContext, tmp_path: Path) -> None:
+    chunker = HeadingAwareChunker()
+    missing = tmp_path / "missing.md"
+    with pytest.raises(ParseError, match="missing.md: cannot read") as err:
+        chunker.chunk_file_blocking(ctx, missing)
+    assert err.value.source_uri == str(missing)
+    with pytest.raises(ParseError, match="cannot read"):
+        parse_file(ctx, tmp_path, document_type="markdown")
+    with pytest.raises(ParseError, match=r'unsupported file type "pptx"'):
+        chunker.chunk_file_blocking(ctx, tmp_path / "deck.pptx")
+    broken = tmp_path / "broken.docx"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ParseError, match="broken.docx: not a DOCX"):
+        chunker.chunk_file_blocking(ctx, broken)
+
+
+def test_a_path_is_named_as_ragctl_chunk_names_it(ctx: RequestContext, tmp_path: Path) -> None:
+    path = tmp_path / "100%.md"
+    path.write_text("# A\n\nB.\n")
+    chunks = HeadingAwareChunker().chunk_file_blocking(ctx, path)
+    assert chunks[0].id == f"{str(path).replace('%', '%25')}#0"
+
+
+def test_supported_files_walk_a_directory_as_ragctl_chunk_does(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    write_page(tmp_path / "sub", "b.HTML")
+    shutil.copy(DOCX, tmp_path / "a.docx")
+    (tmp_path / "c.md").write_text("# C\n")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG")
+    (tmp_path / ".hidden" / "d.md").write_text("# D\n")
+    found = supported_files(tmp_path)
+    assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["a.docx", "c.md", "sub/b.HTML"]
+    # A file named explicitly is taken whatever its name.
+    assert supported_files([tmp_path / "logo.png"]) == [str(tmp_path / "logo.png")]
+    with pytest.raises(FileNotFoundError, match="nope"):
+        supported_files(tmp_path / "nope")
+
+
+def test_the_ray_recipe_takes_every_type_ragctl_chunk_takes() -> None:
+    ray = pytest.importorskip("ragctl.integrations.ray")
+    for suffix in ray.SUPPORTED_SUFFIXES:
+        detect_document_type(f"x{suffix}")
+    for name in ("x.html", "x.htm", "x.xhtml", "x.docx"):
+        assert any(name.endswith(s) for s in ray.SUPPORTED_SUFFIXES)
