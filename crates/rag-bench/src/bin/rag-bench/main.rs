@@ -78,6 +78,9 @@ fn main() -> std::process::ExitCode {
     if wanted("packing") {
         packing_figures(&mut table, args.runs, args.quick);
     }
+    if wanted("access") {
+        packing_figures::access_check_figure(&mut table, args.runs);
+    }
     table.note(format!(
         "{} runs per figure (medians); {} cores; corpus {}",
         args.runs,
