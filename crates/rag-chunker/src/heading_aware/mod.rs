@@ -6,8 +6,12 @@
 //! - `sections`: the heading stack, body units gathered into the pending chunk, flushes;
 //! - `units`: a block cut into the units packing never cuts (the block, its sentences or lines,
 //!   hard-split pieces that fit the budget);
-//! - `counting`: what the tokenizer is handed, and a chunk's exact count summed from its units;
+//! - `counting`: what the tokenizer is handed, the counted stretch of text (`Stretch`) that units
+//!   and overlaps both are, and a chunk's exact count summed from its stretches;
 //! - `overlap`: the tail of a flushed chunk that starts the next one of its section.
+//!
+//! The modules depend on each other in one direction only: `counting` on none of them, `units`
+//! and `overlap` on `counting`, `sections` on all three.
 //!
 //! Cost model: every piece of text is counted a bounded number of times, never as a growing
 //! buffer. Each block is counted once as a unit (an oversize block once more as sentences or lines,

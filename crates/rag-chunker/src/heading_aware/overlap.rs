@@ -2,18 +2,8 @@
 
 use rag_core::ChunkError;
 
-use super::counting::Counting;
-use super::units::Unit;
+use super::counting::{Counting, Stretch};
 use crate::sentence::{ceil_boundary, floor_boundary, overlap_boundary};
-
-/// The start of a body chunk taken from the end of the previous one, with the exact token count
-/// of `start..until` (the tail, and the whitespace after it when the next unit starts a line).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Overlap {
-    pub(super) start: usize,
-    pub(super) until: usize,
-    pub(super) tokens: usize,
-}
 
 /// About `want` tokens from the end of the chunk `start..end` (which has `tokens` tokens), starting
 /// at a sentence or word boundary (a character boundary inside an unbroken word), strictly after
@@ -23,8 +13,9 @@ pub(super) struct Overlap {
 /// counted (the tail only, never the chunk); a tail over the target is shortened by the same
 /// ratio, a few times at most.
 ///
-/// When `next`, the start of the next chunk's first unit, starts a line the counter splits at, the
-/// tail is counted up to it, so that the next chunk can add that count to its units'.
+/// The tail is a [`Stretch`] ending at `end`. When `next`, the start of the next chunk's first
+/// unit, starts a line the counter splits at, the tail is counted up to it, so that the next chunk
+/// can add that count to its units'.
 pub(super) fn tail(
     counting: &Counting<'_>,
     want: usize,
@@ -32,7 +23,7 @@ pub(super) fn tail(
     end: usize,
     tokens: usize,
     next: usize,
-) -> Result<Option<Overlap>, ChunkError> {
+) -> Result<Option<Stretch>, ChunkError> {
     let text = counting.text;
     let until = if next >= end && counting.splits_at(next) {
         next
@@ -60,8 +51,9 @@ pub(super) fn tail(
         }
         let counted = counting.count(boundary..until)?;
         if counted <= want {
-            return Ok(Some(Overlap {
+            return Ok(Some(Stretch {
                 start: boundary,
+                end,
                 until,
                 tokens: counted,
             }));
@@ -76,8 +68,8 @@ pub(super) fn tail(
 /// and fit within the budget together with it.
 pub(super) fn tokens_behind(
     counting: &Counting<'_>,
-    overlap: Overlap,
-    unit: Unit,
+    overlap: Stretch,
+    unit: Stretch,
 ) -> Result<Option<usize>, ChunkError> {
     if overlap.start >= unit.start {
         return Ok(None);

@@ -9,9 +9,9 @@ use rag_core::{Chunk, ChunkError, ChunkId, Document, ParsedDocument, Rendition, 
 use serde_json::{Map, Value, json};
 
 use super::HeadingAwareChunker;
-use super::counting::Counting;
-use super::overlap::{self, Overlap};
-use super::units::{Split, Unit, UnitSplitter};
+use super::counting::{Counting, Stretch};
+use super::overlap;
+use super::units::{Split, UnitSplitter};
 
 /// The state of chunking one document.
 pub(super) struct Run<'a> {
@@ -23,7 +23,7 @@ pub(super) struct Run<'a> {
     headings: Vec<OpenHeading>,
     pending: Pending,
     /// The tail of the last flushed chunk, offered to the next chunk of the same section.
-    offered: Option<Overlap>,
+    offered: Option<Stretch>,
 }
 
 /// An open heading: its level, its chunk, its title as `heading_path` carries it.
@@ -36,11 +36,11 @@ struct OpenHeading {
 /// The body chunk being built.
 #[derive(Default)]
 struct Pending {
-    units: Vec<Unit>,
+    units: Vec<Stretch>,
     /// The estimate of the chunk's tokens, its overlap included.
     tokens: usize,
     /// The overlap the chunk starts with.
-    overlap: Option<Overlap>,
+    overlap: Option<Stretch>,
 }
 
 impl Pending {
@@ -158,7 +158,7 @@ impl<'a> Run<'a> {
     }
 
     /// Adds a body unit to the pending chunk, flushing first when it would not fit.
-    fn add(&mut self, unit: Unit) -> Result<(), ChunkError> {
+    fn add(&mut self, unit: Stretch) -> Result<(), ChunkError> {
         let mut queue = VecDeque::from([unit]);
         while let Some(unit) = queue.pop_front() {
             let Some(last) = self.pending.units.last() else {
@@ -181,7 +181,7 @@ impl<'a> Run<'a> {
     }
 
     /// Starts a chunk with `unit`, behind the offered overlap if both fit together.
-    fn start_chunk(&mut self, unit: Unit) -> Result<(), ChunkError> {
+    fn start_chunk(&mut self, unit: Stretch) -> Result<(), ChunkError> {
         let behind = match self.offered.take() {
             Some(o) => overlap::tokens_behind(&self.counting, o, unit)?.map(|tokens| (o, tokens)),
             None => None,
@@ -195,9 +195,9 @@ impl<'a> Run<'a> {
     /// Emits the pending chunk; returns the units that had to be left out to keep it within the
     /// budget (rare: only when merging at unit boundaries counts more than the sum), which start
     /// the next chunk.
-    fn flush(&mut self, why: Flush) -> Result<Vec<Unit>, ChunkError> {
+    fn flush(&mut self, why: Flush) -> Result<Vec<Stretch>, ChunkError> {
         let max = self.counting.max_tokens;
-        let mut returned: Vec<Unit> = Vec::new();
+        let mut returned: Vec<Stretch> = Vec::new();
         let (start, end, tokens) = loop {
             let (Some(first), Some(last)) = (self.pending.units.first().copied(), self.pending.units.last().copied())
             else {

@@ -1,51 +1,13 @@
-//! Units: the stretches of text packing never cuts. A block that fits the budget is one unit; an
-//! oversize one is cut at its sentences (code at its lines), and any of those still too large is
-//! hard-split by token count into the longest prefixes that fit.
+//! Units: the stretches of text packing never cuts (each a counted [`Stretch`]). A block that fits
+//! the budget is one unit; an oversize one is cut at its sentences (code at its lines), and any of
+//! those still too large is hard-split by token count into the longest prefixes that fit.
 
 use std::ops::Range;
 
 use rag_core::ChunkError;
 
-use super::counting::Counting;
+use super::counting::{Counting, Stretch};
 use crate::sentence::{ceil_boundary, floor_boundary, last_word_start, line_ranges, sentence_ranges, trim_range};
-
-/// A stretch of text that is never cut by packing, with an exact token count.
-///
-/// `tokens` is the exact count of `start..until`: of the unit alone when `until == end`, or of the
-/// unit and the whitespace after it, up to the next unit's start, when that start is a line start
-/// the counter splits at (see [`TokenCounter::splits_at_line_starts`]). Such a count adds up
-/// exactly with the counts after it, so a chunk made of such units needs no recount; only its last
-/// unit must then be counted alone.
-///
-/// [`TokenCounter::splits_at_line_starts`]: rag_core::TokenCounter::splits_at_line_starts
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Unit {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) until: usize,
-    pub(super) tokens: usize,
-}
-
-impl Unit {
-    /// A unit counted alone.
-    fn alone(start: usize, end: usize, tokens: usize) -> Self {
-        Self {
-            start,
-            end,
-            until: end,
-            tokens,
-        }
-    }
-
-    /// The count of the unit without the whitespace after it.
-    pub(super) fn tokens_alone(&self, counting: &Counting<'_>) -> Result<usize, ChunkError> {
-        if self.until == self.end {
-            Ok(self.tokens)
-        } else {
-            counting.count(self.start..self.end)
-        }
-    }
-}
 
 /// The natural boundaries of an oversize block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,14 +34,14 @@ impl UnitSplitter {
     ///
     /// `next` is where the next unit of the section starts, if a body block follows. A unit whose
     /// successor starts a line the counter splits at is counted together with the whitespace up to
-    /// it (see [`Unit`]), instead of alone: then its chunk needs no recount.
+    /// it (see [`Stretch`]), instead of alone: then its chunk needs no recount.
     pub(super) fn units(
         &mut self,
         counting: &Counting<'_>,
         range: Range<usize>,
         split: Split,
         next: Option<usize>,
-    ) -> Result<Vec<Unit>, ChunkError> {
+    ) -> Result<Vec<Stretch>, ChunkError> {
         if let Some(unit) = joined_unit(counting, range.clone(), next)? {
             return Ok(vec![unit]);
         }
@@ -87,7 +49,7 @@ impl UnitSplitter {
         if range.len() <= counting.window && !next.is_some_and(|n| counting.splits_at(n)) {
             let tokens = counting.count(range.clone())?;
             if tokens <= counting.max_tokens {
-                return Ok(vec![Unit::alone(range.start, range.end, tokens)]);
+                return Ok(vec![Stretch::alone(range.start, range.end, tokens)]);
             }
             whole_tokens = Some(tokens);
         }
@@ -110,7 +72,7 @@ impl UnitSplitter {
             if known.is_none() && part.len() <= counting.window {
                 let tokens = counting.count(part.clone())?;
                 if tokens <= counting.max_tokens {
-                    units.push(Unit::alone(part.start, part.end, tokens));
+                    units.push(Stretch::alone(part.start, part.end, tokens));
                     continue;
                 }
             }
@@ -125,13 +87,13 @@ impl UnitSplitter {
         &mut self,
         counting: &Counting<'_>,
         range: Range<usize>,
-        out: &mut Vec<Unit>,
+        out: &mut Vec<Stretch>,
     ) -> Result<(), ChunkError> {
         let text = counting.text;
         let mut start = trim_range(text, range.clone()).start;
         while start < range.end {
             let (cut, tokens) = self.fit(counting, start, range.end)?;
-            let mut unit = Unit::alone(start, cut, tokens);
+            let mut unit = Stretch::alone(start, cut, tokens);
             if cut < range.end {
                 let half = floor_boundary(text, start + (cut - start) / 2);
                 if let Some(word) = last_word_start(text, half.max(start), cut) {
@@ -139,7 +101,7 @@ impl UnitSplitter {
                     if !shorter.is_empty() {
                         let tokens = counting.count(shorter.clone())?;
                         if tokens <= counting.max_tokens {
-                            unit = Unit::alone(start, shorter.end, tokens);
+                            unit = Stretch::alone(start, shorter.end, tokens);
                         }
                     }
                 }
@@ -148,7 +110,7 @@ impl UnitSplitter {
             if !trimmed.is_empty() && trimmed.end != unit.end {
                 let tokens = counting.count(trimmed.clone())?;
                 if tokens <= counting.max_tokens {
-                    unit = Unit::alone(unit.start, trimmed.end, tokens);
+                    unit = Stretch::alone(unit.start, trimmed.end, tokens);
                 }
             }
             if unit.tokens > 0 {
@@ -271,13 +233,17 @@ fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, c
 /// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at and the
 /// count is within budget. A count over budget says the range is (about) too large: the caller
 /// splits it, or counts it alone.
-fn joined_unit(counting: &Counting<'_>, range: Range<usize>, next: Option<usize>) -> Result<Option<Unit>, ChunkError> {
+fn joined_unit(
+    counting: &Counting<'_>,
+    range: Range<usize>,
+    next: Option<usize>,
+) -> Result<Option<Stretch>, ChunkError> {
     let Some(next) = next.filter(|&n| n >= range.end && n - range.start <= counting.window && counting.splits_at(n))
     else {
         return Ok(None);
     };
     let tokens = counting.count(range.start..next)?;
-    Ok((tokens <= counting.max_tokens).then_some(Unit {
+    Ok((tokens <= counting.max_tokens).then_some(Stretch {
         start: range.start,
         end: range.end,
         until: next,
