@@ -587,6 +587,21 @@ fn the_default_chunker_is_512_64_cl100k_and_the_builders_keep_new_working() {
         explicit.chunk_document(&ctx(), &parsed).unwrap()
     );
 
+    // One default overlap for every budget: 64, or an eighth of a smaller budget.
+    assert_eq!(
+        HeadingAwareChunker::DEFAULT_OVERLAP_TOKENS,
+        HeadingAwareChunker::default_overlap_tokens(HeadingAwareChunker::DEFAULT_MAX_TOKENS)
+    );
+    for (max, overlap) in [(1, 0), (10, 1), (100, 12), (512, 64), (4096, 64)] {
+        let chunker = HeadingAwareChunker::default().with_max_tokens(max).unwrap();
+        assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (max, overlap));
+    }
+    let err = HeadingAwareChunker::default().with_max_tokens(0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid chunker configuration: max_tokens must be at least 1"
+    );
+
     let built = HeadingAwareChunker::default()
         .with_budget(16, 4)
         .unwrap()

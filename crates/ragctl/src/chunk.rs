@@ -178,9 +178,13 @@ enum Failure {
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     use clap::CommandFactory as _;
-    // The default overlap shrinks with small chunks; an overlap the user chose is checked as given.
-    let overlap_tokens = args.overlap_tokens.unwrap_or((args.max_tokens / 8).min(64));
-    if overlap_tokens >= args.max_tokens {
+    // The library's default overlap shrinks with small chunks; an overlap the user chose is
+    // checked as given.
+    let overlap_tokens = args.overlap_tokens.map_or_else(
+        || HeadingAwareChunker::default_overlap_tokens(args.max_tokens as usize),
+        |n| n as usize,
+    );
+    if overlap_tokens >= args.max_tokens as usize {
         crate::Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -221,7 +225,7 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     let inputs = walked.inputs;
 
     let counter = args.tokenizer.counter()?;
-    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens as usize, counter)?;
+    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?;
     let stdin = reads_stdin.then(|| {
         crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")
             .map_err(|err| diagnostics::error_chain(&err))

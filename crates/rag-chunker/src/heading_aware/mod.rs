@@ -119,8 +119,31 @@ impl HeadingAwareChunker {
     /// The budget of [`HeadingAwareChunker::default`].
     pub const DEFAULT_MAX_TOKENS: usize = 512;
 
-    /// The overlap of [`HeadingAwareChunker::default`].
-    pub const DEFAULT_OVERLAP_TOKENS: usize = 64;
+    /// The overlap of [`HeadingAwareChunker::default`]: [`default_overlap_tokens`] of
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
+    ///
+    /// [`default_overlap_tokens`]: Self::default_overlap_tokens
+    pub const DEFAULT_OVERLAP_TOKENS: usize = Self::default_overlap_tokens(Self::DEFAULT_MAX_TOKENS);
+
+    /// The overlap that goes with a budget of `max_tokens` when none is chosen: 64 tokens, or an
+    /// eighth of the budget when that is smaller, so that a small budget keeps most of each chunk
+    /// for new text (and any budget of at least 1 is valid with it).
+    ///
+    /// The one default of the project: `ragctl chunk` without `--overlap-tokens` and
+    /// [`with_max_tokens`](Self::with_max_tokens) use it.
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(512), 64);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(2048), 64);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(100), 12);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(7), 0);
+    /// ```
+    pub const fn default_overlap_tokens(max_tokens: usize) -> usize {
+        let eighth = max_tokens / 8;
+        if eighth < 64 { eighth } else { 64 }
+    }
 
     /// The most characters of a title in `metadata.heading_path`: a longer title keeps its first
     /// characters and ends with `…`, that many characters in all. Every chunk of a section repeats
@@ -173,6 +196,20 @@ impl HeadingAwareChunker {
             overlap_tokens,
             ..self
         })
+    }
+
+    /// This chunker with a budget of `max_tokens` per chunk (at least 1) and the overlap that goes
+    /// with it, [`default_overlap_tokens(max_tokens)`](Self::default_overlap_tokens).
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// let chunker = HeadingAwareChunker::default().with_max_tokens(100)?;
+    /// assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (100, 12));
+    /// # Ok::<(), rag_core::ChunkError>(())
+    /// ```
+    pub fn with_max_tokens(self, max_tokens: usize) -> Result<Self, ChunkError> {
+        self.with_budget(max_tokens, Self::default_overlap_tokens(max_tokens))
     }
 
     /// This chunker counting with `counter` instead.
