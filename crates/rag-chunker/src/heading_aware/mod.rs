@@ -32,7 +32,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rag_core::{
-    BlockType, Chunk, ChunkError, Chunker, Document, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
+    BlockType, Chunk, ChunkError, Chunker, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
 };
 use rag_tokens::TiktokenCounter;
 
@@ -148,7 +148,7 @@ impl HeadingAwareChunker {
     /// The most characters of a title in `metadata.heading_path`: a longer title keeps its first
     /// characters and ends with `…`, that many characters in all. Every chunk of a section repeats
     /// its headings' titles, so this bound keeps output linear in the input (see
-    /// [`max_json_overhead`](Self::max_json_overhead)); the heading's own chunk keeps its full text.
+    /// the chunker's reference, "Output size"); the heading's own chunk keeps its full text.
     pub const MAX_PATH_TITLE_CHARS: usize = 200;
 
     /// A chunker with a budget of `max_tokens` per chunk, of which about `overlap_tokens` may repeat
@@ -230,50 +230,6 @@ impl HeadingAwareChunker {
     /// The tokenizer budgets and `token_count`s are in.
     pub fn counter(&self) -> &Arc<dyn TokenCounter> {
         &self.counter
-    }
-
-    /// The most times one byte of a document's text appears in the contents of its chunks: once,
-    /// plus, with overlap, in the chunks whose overlap repeats it, `overlap_tokens + 2` in all at
-    /// most (each later chunk adds at least one unit to what the next overlap must hold).
-    ///
-    /// With [`max_json_overhead`](Self::max_json_overhead) it bounds the JSON of a document's
-    /// chunks linearly in its text: at most `6 * max_repetition() * text.len() +
-    /// max_json_overhead(..) * chunks` bytes (6: the longest JSON escape of one byte, `\u001f`),
-    /// with never more chunks than non-whitespace bytes.
-    pub fn max_repetition(&self) -> usize {
-        if self.overlap_tokens == 0 {
-            1
-        } else {
-            self.overlap_tokens + 2
-        }
-    }
-
-    /// The most bytes a chunk of `document`, chunked in `ctx`, takes as JSON beyond its escaped
-    /// content: the field names, numbers, ids, source URI, tenant, ACL labels, tokenizer name and
-    /// metadata, the `heading_path` of at most six titles of at most
-    /// [`MAX_PATH_TITLE_CHARS`](Self::MAX_PATH_TITLE_CHARS) characters included. Strings are
-    /// counted at 6 bytes per byte (or per character of a title), their longest JSON escape.
-    ///
-    /// ```
-    /// use rag_chunker::HeadingAwareChunker;
-    /// use rag_core::{Document, RequestContext};
-    ///
-    /// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text: String::new() };
-    /// let chunker = HeadingAwareChunker::default();
-    /// assert!(chunker.max_json_overhead(&RequestContext::local("acme"), &document) < 10_000);
-    /// ```
-    pub fn max_json_overhead(&self, ctx: &RequestContext, document: &Document) -> usize {
-        // Field names, punctuation, `kind` and six numbers of at most 20 digits: about 400 bytes.
-        const FIXED: usize = 1024;
-        let heading_path = 2 + 6 * (6 * Self::MAX_PATH_TITLE_CHARS + 3);
-        let labels: usize = ctx.principal.acl_labels.iter().map(|label| label.len() + 3).sum();
-        // The document id is in `id`, `document_id` and `parent_id`.
-        let strings = 3 * document.id.as_str().len()
-            + document.source_uri.len()
-            + ctx.tenant_id.as_str().len()
-            + labels
-            + self.counter.name().len();
-        FIXED + heading_path + 6 * strings
     }
 
     /// Chunks one parsed document; an empty document gives no chunks.

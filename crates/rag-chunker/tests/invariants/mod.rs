@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
+use rag_contract::chunker::{Budget, OutputBound, check_chunker, output_linear_in_input};
 use rag_core::{BlockType, Chunk, CorpusId, DocumentId, ParsedDocument, RequestContext, SourceBytes, TokenCounter};
 
 /// The context every test runs in: a principal with labels, so label propagation is checked.
@@ -68,10 +68,21 @@ pub(crate) fn chunk_and_check(
     assert!(report.passed(), "{report}");
     let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
     check_chunks(parsed, &chunks, max, counter.as_ref());
-    let overhead = chunker.max_json_overhead(&ctx(), &parsed.document);
-    let broken = output_linear_in_input(parsed, &chunks, chunker.max_repetition(), overhead);
+    let bound = output_bound(&chunker, parsed);
+    let broken = output_linear_in_input(parsed, &chunks, bound.max_repetition, bound.max_overhead);
     assert!(broken.is_empty(), "{broken:?}");
     chunks
+}
+
+/// The output-size bound the chunker documents, for `chunker` on `parsed` in [`ctx`].
+pub(crate) fn output_bound(chunker: &HeadingAwareChunker, parsed: &ParsedDocument) -> OutputBound {
+    OutputBound::heading_aware(
+        chunker.overlap_tokens(),
+        HeadingAwareChunker::MAX_PATH_TITLE_CHARS,
+        chunker.counter().name(),
+        &ctx(),
+        &parsed.document,
+    )
 }
 
 /// The bytes of `chunks` as JSON Lines, as `ragctl chunk --format jsonl` writes them.
