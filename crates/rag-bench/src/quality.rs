@@ -297,6 +297,9 @@ pub struct Tally {
     pub overlap_tokens: usize,
     /// Chunks whose span could not be measured (no span, or not a slice of the file).
     pub unmeasured: usize,
+    /// One line per chunk that starts mid-sentence, with a closing fence, or holds an unbalanced
+    /// fence: its id, what, and how it starts.
+    pub findings: Vec<String>,
 }
 
 /// A counting failure while measuring.
@@ -344,29 +347,39 @@ impl Tally {
             if document.heading_only(span.clone()) {
                 self.heading_only += 1;
             }
+            let excerpt: String = document.text[span.clone()].chars().take(60).collect();
+            let mut find = |what: &str| self.findings.push(format!("{}: {what}: {excerpt:?}", chunk.id));
             if covered_to.is_some() {
                 let kind = document.start_kind(span.start);
                 if matches!(kind, Start::MidSentence | Start::MidLine) {
-                    self.mid_sentence += 1;
                     let sentence = document.sentence_around(span.start);
-                    if let Some(sentence) = sentence
-                        && count(sentence)? > max_tokens
-                    {
-                        self.mid_sentence_forced += 1;
-                    }
-                }
-                if kind == Start::MidLine {
-                    self.mid_line += 1;
+                    let forced = match sentence {
+                        Some(sentence) => count(sentence)? > max_tokens,
+                        None => false,
+                    };
+                    find(match (kind, forced) {
+                        (_, true) => "starts inside a sentence over the budget",
+                        (Start::MidLine, false) => "starts mid-line",
+                        _ => "starts mid-sentence, at a line start",
+                    });
+                    self.mid_sentence += 1;
+                    self.mid_sentence_forced += usize::from(forced);
+                    self.mid_line += usize::from(kind == Start::MidLine);
                 }
             }
             if document.starts_with_closing_fence(span.clone()) {
+                find("starts with a closing fence");
                 self.closing_fence_starts += 1;
             }
             if let Some(fence) = document.unbalanced_fence(span.clone()) {
+                let forced = count(fence)? > max_tokens;
+                find(if forced {
+                    "cuts a code block over the budget"
+                } else {
+                    "cuts a code block"
+                });
                 self.unbalanced_fences += 1;
-                if count(fence)? > max_tokens {
-                    self.unbalanced_fences_forced += 1;
-                }
+                self.unbalanced_fences_forced += usize::from(forced);
             }
             if let Some(previous_end) = covered_to
                 && span.start < previous_end

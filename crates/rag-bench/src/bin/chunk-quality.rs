@@ -19,13 +19,15 @@ use rag_chunker::TiktokenCounter;
 use rag_core::Chunk;
 
 const USAGE: &str = "\
-usage: chunk-quality --root DIR [--name NAME] [--max-tokens N] [--header] [CHUNKS.jsonl]
+usage: chunk-quality --root DIR [--name NAME] [--max-tokens N] [--header] [--list] [CHUNKS.jsonl]
 
   --root DIR      the directory `ragctl chunk` ran in: document ids are paths under it
   --name NAME     the corpus's name in the table (default: the last part of DIR)
   --max-tokens N  the budget the chunks were cut for (default 512): a cut is forced when the
                   sentence or code block it falls in has more tokens
   --header        print the table's header first
+  --list          also list, on stderr, each chunk that starts mid-sentence, starts with a
+                  closing fence or cuts a fenced code block
   CHUNKS.jsonl    the chunks (default: stdin)";
 
 struct Args {
@@ -33,6 +35,7 @@ struct Args {
     name: String,
     max_tokens: usize,
     header: bool,
+    list: bool,
     input: Option<PathBuf>,
 }
 
@@ -41,6 +44,7 @@ fn parse_args() -> Result<Args, String> {
     let mut name = None;
     let mut max_tokens = 512;
     let mut header = false;
+    let mut list = false;
     let mut input = None;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -54,6 +58,7 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|_| "--max-tokens needs a whole number".to_owned())?
             }
             "--header" => header = true,
+            "--list" => list = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -72,6 +77,7 @@ fn parse_args() -> Result<Args, String> {
         name,
         max_tokens,
         header,
+        list,
         input,
     })
 }
@@ -134,6 +140,11 @@ fn run(args: &Args) -> Result<Tally, String> {
 fn main() -> ExitCode {
     match parse_args().and_then(|args| Ok((run(&args)?, args))) {
         Ok((tally, args)) => {
+            if args.list {
+                for finding in &tally.findings {
+                    eprintln!("{finding}");
+                }
+            }
             if args.header {
                 println!("{}", Tally::header());
             }
