@@ -355,9 +355,8 @@ impl OutputBound {
     /// size"), stated here from its configuration rather than asked of it, so that the check
     /// holds the chunker to the documented rule:
     ///
-    /// - **R**: 1 without overlap; `overlap_tokens + 2` with it (a byte is in one chunk through its
-    ///   units, and every later chunk whose overlap repeats it adds at least one unit that the
-    ///   next overlap must also hold);
+    /// - **R**: 1 without overlap; 2 with it (a byte is in one chunk through its units, and at
+    ///   most in the next chunk's overlap, which is taken from the previous chunk's units only);
     /// - **D**: 1,024 bytes for field names, punctuation and numbers, six `heading_path` titles
     ///   of at most `max_title_chars` characters, and the document id (in `id`, `document_id` and
     ///   `parent_id`), source URI, tenant, ACL labels (3 bytes more each) and tokenizer name;
@@ -369,7 +368,7 @@ impl OutputBound {
     ///
     /// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text: String::new() };
     /// let bound = OutputBound::heading_aware(64, 200, "tiktoken:cl100k_base", &RequestContext::local("acme"), &document);
-    /// assert_eq!(bound.max_repetition, 66);
+    /// assert_eq!(bound.max_repetition, 2);
     /// assert!(bound.max_overhead < 10_000);
     /// ```
     pub fn heading_aware(
@@ -380,7 +379,7 @@ impl OutputBound {
         document: &Document,
     ) -> Self {
         const FIXED: usize = 1024;
-        let max_repetition = if overlap_tokens == 0 { 1 } else { overlap_tokens + 2 };
+        let max_repetition = if overlap_tokens == 0 { 1 } else { 2 };
         let heading_path = 2 + 6 * (6 * max_title_chars + 3);
         let labels: usize = ctx.principal.acl_labels.iter().map(|label| label.len() + 3).sum();
         let strings = 3 * document.id.as_str().len()

@@ -641,3 +641,135 @@ fn every_chunk_names_the_tokenizer_of_its_count_in_its_json() {
         }
     }
 }
+
+/// Every chunk start and its kind of boundary, for the tests of where chunks start: text before
+/// the start, up to 20 bytes.
+fn starts(text: &str, chunks: &[rag_core::Chunk]) -> Vec<(String, String)> {
+    chunks
+        .iter()
+        .map(|c| {
+            let at = c.span.unwrap().start;
+            let before: String = text[..at]
+                .chars()
+                .rev()
+                .take(20)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            (before, c.content().unwrap().chars().take(30).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn overlap_starts_at_a_sentence_not_at_a_wrapped_line_when_a_sentence_start_fits() {
+    // Prose wrapped at a line width, as Markdown is: every line start is a UAX #29 sentence start,
+    // but only those after a full stop start a sentence.
+    let mut paragraph = String::new();
+    for i in 0..40 {
+        paragraph.push_str(&format!(
+            "Sentence {i} tells a reader about chunk\nboundaries and how the overlap\nstarts. "
+        ));
+    }
+    let text = format!("# Wrapped\n\n{paragraph}\n");
+    let parsed = parse_md(&text);
+    let chunks = chunk_and_check(&parsed, 96, 32, cl100k());
+    let mut overlaps = 0;
+    for pair in chunks[1..].windows(2) {
+        let (a, b) = (pair[0].span.unwrap(), pair[1].span.unwrap());
+        if b.start < a.end {
+            overlaps += 1;
+            assert!(
+                text[..b.start].ends_with(". ") && text[b.start..].starts_with("Sentence "),
+                "overlap starts mid-sentence: {:?}",
+                &text[b.start..a.end]
+            );
+        }
+        // Units are sentences, not lines: every chunk starts at a sentence.
+        assert!(text[b.start..].starts_with("Sentence "), "{:?}", pair[1].content());
+    }
+    assert!(
+        overlaps * 2 >= chunks.len(),
+        "{overlaps} overlaps in {} chunks",
+        chunks.len()
+    );
+}
+
+#[test]
+fn an_oversize_wrapped_paragraph_splits_at_sentences_then_lines() {
+    // The second sentence starts on the first line: cut at lines, the first chunk would end inside
+    // it ("The dog").
+    let text = "# S\n\nThe cat sat on the mat. The dog\nslept by the door all day long.\n";
+    let chunks = chunk_and_check(&parse_md(text), 14, 0, cl100k());
+    let bodies: Vec<&str> = chunks[1..].iter().map(|c| c.content().unwrap()).collect();
+    assert_eq!(
+        bodies,
+        ["The cat sat on the mat.", "The dog\nslept by the door all day long."]
+    );
+    // A sentence longer than the budget is cut at its lines before any word.
+    let text = "# S\n\nOne sentence that keeps going on\nand on over four lines of\nwrapped prose with no\nend in sight at all\n";
+    let chunks = chunk_and_check(&parse_md(text), 9, 0, cl100k());
+    assert!(chunks.len() > 2);
+    for chunk in &chunks[1..] {
+        let start = chunk.span.unwrap().start;
+        assert!(
+            text[..start].ends_with('\n'),
+            "{:?} starts inside a line",
+            chunk.content()
+        );
+    }
+}
+
+#[test]
+fn overlap_never_starts_inside_a_code_block_the_next_chunk_does_not_continue() {
+    // The Docker docs' case: a code block, then prose; the next chunk's overlap once began with
+    // the closing fence, which a renderer takes for an opening one.
+    let mut text = String::from("# Run\n\n");
+    for i in 0..12 {
+        text.push_str(&format!(
+            "Step {i} runs a container.\n\n```console\n$ docker run --rm image-{i}\nok\n```\n\nWe set nothing about memory in step {i}.\n\n"
+        ));
+    }
+    let parsed = parse_md(&text);
+    for (max, overlap) in [(40, 16), (64, 32), (100, 48)] {
+        let chunks = chunk_and_check(&parsed, max, overlap, cl100k());
+        for (before, start) in starts(&text, &chunks) {
+            assert!(
+                !start.starts_with("```\n"),
+                "a chunk starts with a closing fence: {before:?} | {start:?}"
+            );
+            assert!(
+                !start.starts_with("$ docker") && !start.starts_with("ok\n"),
+                "{before:?} | {start:?}"
+            );
+        }
+        let overlapping = chunks
+            .windows(2)
+            .filter(|p| p[1].span.unwrap().start < p[0].span.unwrap().end)
+            .count();
+        assert!(overlapping > 0, "{max}/{overlap}: no overlap at all");
+    }
+}
+
+#[test]
+fn a_long_code_block_keeps_its_fence_lines_with_code() {
+    let lines = numbered(80, |i| format!("echo line {i}\n"));
+    let text = format!("## Script\n\n```sh\n{lines}```\n\nAfter the script.\n");
+    let parsed = parse_md(&text);
+    for max in [8, 12, 16, 24, 40] {
+        // `chunk_and_check` checks no chunk starts with the closing fence or ends with the opening
+        // one; the split lines still start at line starts.
+        let chunks = chunk_and_check(&parsed, max, max / 4, cl100k());
+        assert!(
+            chunks
+                .iter()
+                .any(|c| c.content().unwrap().starts_with("```sh\necho line 0"))
+        );
+        assert!(
+            chunks
+                .iter()
+                .any(|c| c.content().unwrap().contains("echo line 79\n```"))
+        );
+    }
+}

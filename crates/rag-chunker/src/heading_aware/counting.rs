@@ -22,16 +22,47 @@ pub(super) struct Stretch {
     pub(super) end: usize,
     pub(super) until: usize,
     pub(super) tokens: usize,
+    pub(super) place: Place,
+}
+
+/// Where a stretch lies in the document's structure: what its start is, and whether it is code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Place {
+    pub(super) starts: Boundary,
+    /// Code has lines, not sentences; a chunk may start at a line inside a code block only where
+    /// it continues that block anyway, since anywhere else it would cut a fence.
+    pub(super) code: bool,
+}
+
+/// What a position is in the structure of its block, from the best start of a chunk to the worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Boundary {
+    /// The start of a block.
+    Block,
+    /// The start of a sentence (soft line breaks read as spaces).
+    Sentence,
+    /// The start of a line that is not a sentence start (a wrapped line of prose, a line of code).
+    Line,
+    /// None of these: a word or character inside a line, where a hard split cut.
+    Inside,
+}
+
+impl Place {
+    /// A place that starts at `starts`, in code or not.
+    pub(super) fn new(starts: Boundary, code: bool) -> Self {
+        Self { starts, code }
+    }
 }
 
 impl Stretch {
     /// A stretch counted alone.
-    pub(super) fn alone(start: usize, end: usize, tokens: usize) -> Self {
+    pub(super) fn alone(start: usize, end: usize, tokens: usize, place: Place) -> Self {
         Self {
             start,
             end,
             until: end,
             tokens,
+            place,
         }
     }
 

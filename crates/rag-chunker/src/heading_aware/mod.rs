@@ -52,9 +52,11 @@ use crate::sentence::trim_range;
 ///   ancestors (not itself).
 /// - A chunk's content is exactly the source text of its span, and its `token_count` the exact
 ///   count of that content; no chunk exceeds `max_tokens`.
-/// - The next body chunk of a section starts about `overlap_tokens` before the previous one ended,
-///   at a sentence or word boundary; overlap counts inside `max_tokens` and never reaches back
-///   over a heading.
+/// - The next body chunk of a section starts with the longest tail of the previous one, within
+///   `overlap_tokens`, that begins at a block or sentence start (a wrapped line, or inside a
+///   hard-split sentence a word, only when none fits; never inside a code block the next chunk
+///   does not continue, and no overlap when no start fits); overlap counts inside `max_tokens` and
+///   never reaches back over a heading.
 /// - Oversize blocks split on sentences (code on lines), then by token count at a character
 ///   boundary (a word boundary where there is one). An oversize heading's first piece is the
 ///   heading chunk; the rest become body text of its section.
@@ -279,7 +281,7 @@ impl HeadingAwareChunker {
         validate_blocks(parsed)?;
         let document = &parsed.document;
         let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
-        let mut run = Run::new(counting, self.overlap_tokens, ctx, parsed, sink);
+        let mut run = Run::new(counting, self, ctx, parsed, sink);
         let blocks: Vec<(usize, Range<usize>)> = parsed
             .blocks
             .iter()

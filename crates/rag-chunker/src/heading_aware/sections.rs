@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::HeadingAwareChunker;
 use super::counting::{Counting, Stretch};
-use super::overlap;
+use super::overlap::{self, Flushed};
 use super::units::{Split, UnitSplitter};
 
 /// The state of chunking one document.
@@ -57,15 +57,15 @@ impl Pending {
 enum Flush {
     /// A heading or the end of the document follows: no tail is offered.
     SectionEnd,
-    /// The unit that starts at `next_unit` did not fit: the chunk's tail is offered to the next
-    /// chunk, which that unit starts.
-    Full { next_unit: usize },
+    /// The unit `next` did not fit: the chunk's tail is offered to the next chunk, which that
+    /// unit starts.
+    Full { next: Stretch },
 }
 
 impl<'a> Run<'a> {
     pub(super) fn new(
         counting: Counting<'a>,
-        overlap_tokens: usize,
+        chunker: &HeadingAwareChunker,
         ctx: &'a RequestContext,
         parsed: &'a ParsedDocument,
         sink: &'a mut dyn FnMut(Chunk),
@@ -74,7 +74,7 @@ impl<'a> Run<'a> {
         Self {
             counting,
             splitter: UnitSplitter::new(),
-            overlap_tokens,
+            overlap_tokens: chunker.overlap_tokens(),
             emitter: Emitter {
                 ctx,
                 document: &parsed.document,
@@ -97,11 +97,9 @@ impl<'a> Run<'a> {
     /// A heading: closes the section before it, opens its own.
     pub(super) fn heading(&mut self, level: u8, title: &str, range: Range<usize>) -> Result<(), ChunkError> {
         self.end_section()?;
-        while self.headings.last().is_some_and(|top| top.level >= level) {
-            self.headings.pop();
-        }
+        self.close_headings(level);
         let parent = self.headings.last().map(|top| top.id.clone());
-        let path = self.heading_path();
+        let path = self.heading_path(self.headings.len());
         let mut units = self
             .splitter
             .units(&self.counting, range, Split::Sentences, None)?
@@ -129,6 +127,13 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Pops the headings that a heading of `level` closes: those of its level or deeper.
+    fn close_headings(&mut self, level: u8) {
+        while self.headings.last().is_some_and(|top| top.level >= level) {
+            self.headings.pop();
+        }
+    }
+
     /// A body block: its units join the pending chunk. `next` is where the next block starts, if
     /// it is a body block of the same section.
     pub(super) fn body(&mut self, range: Range<usize>, split: Split, next: Option<usize>) -> Result<(), ChunkError> {
@@ -138,8 +143,14 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn heading_path(&self) -> Value {
-        Value::Array(self.headings.iter().map(|h| Value::from(h.title.as_str())).collect())
+    /// The titles of the first `depth` open headings.
+    fn heading_path(&self, depth: usize) -> Value {
+        Value::Array(
+            self.headings[..depth.min(self.headings.len())]
+                .iter()
+                .map(|h| Value::from(h.title.as_str()))
+                .collect(),
+        )
     }
 
     /// Flushes the pending body chunk: a heading or the end of the document follows, so no tail
@@ -171,7 +182,7 @@ impl<'a> Run<'a> {
                 self.pending.tokens = grown;
                 continue;
             }
-            let returned = self.flush(Flush::Full { next_unit: unit.start })?;
+            let returned = self.flush(Flush::Full { next: unit })?;
             queue.push_front(unit);
             for unit in returned.into_iter().rev() {
                 queue.push_front(unit);
@@ -196,19 +207,50 @@ impl<'a> Run<'a> {
     /// budget (rare: only when merging at unit boundaries counts more than the sum), which start
     /// the next chunk.
     fn flush(&mut self, why: Flush) -> Result<Vec<Stretch>, ChunkError> {
-        let max = self.counting.max_tokens;
         let mut returned: Vec<Stretch> = Vec::new();
-        let (start, end, tokens) = loop {
+        let Some((start, end, tokens)) = self.fit_pending(&mut returned)? else {
+            // The only unit was split again; its pieces start the chunk.
+            return Ok(returned);
+        };
+        let metadata = self.chunk_metadata();
+        let parent = self.headings.last().map(|h| h.id.clone());
+        self.emitter.emit(start..end, tokens, parent, metadata);
+        self.offered = match why {
+            Flush::Full { next } if self.overlap_tokens > 0 => {
+                let flushed = Flushed {
+                    start,
+                    end,
+                    tokens,
+                    units: &self.pending.units,
+                    floor: 0,
+                    next: returned.first().copied().unwrap_or(next),
+                };
+                overlap::tail(&self.counting, self.overlap_tokens, &flushed)?
+            }
+            _ => None,
+        };
+        self.pending.clear();
+        Ok(returned)
+    }
+
+    /// Drops trailing units (into `returned`) and the overlap until the pending chunk's exact
+    /// count is within budget; its span and count. `None` when its only unit, which fitted counted
+    /// with the whitespace after it but not alone (BPE counts do not grow monotonically with the
+    /// text), had to be split like an oversize block: the pieces are then in `returned`, and the
+    /// chunk is empty.
+    fn fit_pending(&mut self, returned: &mut Vec<Stretch>) -> Result<Option<(usize, usize, usize)>, ChunkError> {
+        let max = self.counting.max_tokens;
+        loop {
             let (Some(first), Some(last)) = (self.pending.units.first().copied(), self.pending.units.last().copied())
             else {
-                return Ok(returned);
+                return Ok(None);
             };
             let start = self.pending.overlap.map_or(first.start, |o| o.start);
             let exact = self
                 .counting
                 .chunk_tokens(start, &self.pending.units, self.pending.overlap)?;
             if exact <= max {
-                break (start, last.end, exact);
+                return Ok(Some((start, last.end, exact)));
             }
             if self.pending.units.len() > 1 {
                 // Drop as many trailing units as the excess suggests, at least one.
@@ -227,31 +269,23 @@ impl<'a> Run<'a> {
             } else if self.pending.overlap.is_some() {
                 self.pending.overlap = None;
             } else {
-                // One unit that fitted when counted with the whitespace after it but not alone
-                // (BPE counts do not grow monotonically with the text): split it like an oversize
-                // block. Nothing is emitted; the pieces start the chunk again.
                 let mut pieces = Vec::new();
                 self.splitter
-                    .hard_split(&self.counting, first.start..first.end, &mut pieces)?;
-                pieces.append(&mut returned);
+                    .hard_split(&self.counting, first.start..first.end, first.place, &mut pieces)?;
+                pieces.append(returned);
+                *returned = pieces;
                 self.pending.clear();
-                return Ok(pieces);
+                return Ok(None);
             }
-        };
-        let parent = self.headings.last().map(|h| h.id.clone());
+        }
+    }
+
+    /// The metadata of the pending body chunk, with the path of every open heading.
+    fn chunk_metadata(&self) -> Map<String, Value> {
         let mut metadata = Map::new();
         metadata.insert("kind".into(), json!("body"));
-        metadata.insert("heading_path".into(), self.heading_path());
-        self.emitter.emit(start..end, tokens, parent, metadata);
-        self.pending.clear();
-        self.offered = match why {
-            Flush::Full { next_unit } if self.overlap_tokens > 0 => {
-                let next = returned.first().map_or(next_unit, |unit| unit.start);
-                overlap::tail(&self.counting, self.overlap_tokens, start, end, tokens, next)?
-            }
-            _ => None,
-        };
-        Ok(returned)
+        metadata.insert("heading_path".into(), self.heading_path(self.headings.len()));
+        metadata
     }
 }
 

@@ -54,21 +54,28 @@ pub(crate) fn chunk_and_check(
     overlap: usize,
     counter: Arc<dyn TokenCounter>,
 ) -> Vec<Chunk> {
+    let chunker = HeadingAwareChunker::new(max, overlap, counter).unwrap();
+    check_with(&chunker, parsed)
+}
+
+/// `chunker`'s chunks of `parsed`, every promise checked.
+pub(crate) fn check_with(chunker: &HeadingAwareChunker, parsed: &ParsedDocument) -> Vec<Chunk> {
     check_blocks(parsed);
-    let chunker = HeadingAwareChunker::new(max, overlap, counter.clone()).unwrap();
+    let (max, counter) = (chunker.max_tokens(), chunker.counter().as_ref());
     let report = check_chunker(
-        &chunker,
+        chunker,
         &ctx(),
         parsed,
         Some(Budget {
             max_tokens: max,
-            counter: counter.as_ref(),
+            counter,
         }),
     );
     assert!(report.passed(), "{report}");
     let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
-    check_chunks(parsed, &chunks, max, counter.as_ref());
-    let bound = output_bound(&chunker, parsed);
+    check_chunks(parsed, &chunks, max, counter);
+    check_fences(parsed, &chunks, max, counter);
+    let bound = output_bound(chunker, parsed);
     let broken = output_linear_in_input(parsed, &chunks, bound.max_repetition, bound.max_overhead);
     assert!(broken.is_empty(), "{broken:?}");
     chunks
@@ -127,25 +134,15 @@ pub(crate) fn check_blocks(parsed: &ParsedDocument) {
 
 /// What the contract suite does not check.
 pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize, counter: &dyn TokenCounter) {
-    let text = &parsed.document.text;
     let mut heading_levels: Vec<Option<u64>> = Vec::new();
     let mut last_heading: Option<usize> = None;
     for (i, chunk) in chunks.iter().enumerate() {
-        assert_eq!(chunk.id.as_str(), format!("{}#{i}", parsed.document.id));
-        assert_eq!(chunk.source_uri.as_deref(), Some(parsed.document.source_uri.as_str()));
-        let span = chunk.span.unwrap();
-        let content = chunk.content().unwrap();
-        assert_eq!(content, &text[span.range()]);
-        assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
-        let tokens = counter.count(content).unwrap();
-        assert_eq!(chunk.token_count, Some(tokens));
-        assert_eq!(chunk.tokenizer.as_deref(), Some(counter.name()), "chunk {i}");
-        assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
+        check_chunk(parsed, chunks, i, max, counter);
         let kind = chunk.metadata_str("kind").unwrap();
         let path_len = chunk.metadata["heading_path"].as_array().unwrap().len();
+        let span = chunk.span.unwrap();
         if i > 0 {
             let previous = chunks[i - 1].span.unwrap();
-            assert!(span.start > previous.start, "chunk {i} does not move forward");
             if span.start < previous.end {
                 // Overlap: only a body chunk repeats, and only a body chunk of the same section.
                 assert_eq!(kind, "body", "chunk {i}");
@@ -192,6 +189,72 @@ pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize
                 heading_levels.push(None);
             }
             other => panic!("chunk {i} has kind {other}"),
+        }
+    }
+}
+
+/// What every chunk keeps in both modes: its id, source, content (an exact, non-blank slice),
+/// exact count within budget, tokenizer, and a start after the previous chunk's.
+fn check_chunk(parsed: &ParsedDocument, chunks: &[Chunk], i: usize, max: usize, counter: &dyn TokenCounter) {
+    let chunk = &chunks[i];
+    let text = &parsed.document.text;
+    assert_eq!(chunk.id.as_str(), format!("{}#{i}", parsed.document.id));
+    assert_eq!(chunk.source_uri.as_deref(), Some(parsed.document.source_uri.as_str()));
+    let span = chunk.span.unwrap();
+    let content = chunk.content().unwrap();
+    assert_eq!(content, &text[span.range()]);
+    assert!(!content.trim().is_empty(), "chunk {i} is whitespace-only");
+    let tokens = counter.count(content).unwrap();
+    assert_eq!(chunk.token_count, Some(tokens));
+    assert_eq!(chunk.tokenizer.as_deref(), Some(counter.name()), "chunk {i}");
+    assert!(tokens <= max, "chunk {i} has {tokens} tokens > {max}");
+    if i > 0 {
+        let previous = chunks[i - 1].span.unwrap();
+        assert!(span.start > previous.start, "chunk {i} does not move forward");
+    }
+}
+
+/// Fenced code blocks are cut only where they are over the budget: a code block that fits is in
+/// one chunk whole, and no chunk starts with a closing fence or ends right after an opening one.
+pub(crate) fn check_fences(parsed: &ParsedDocument, chunks: &[Chunk], max: usize, counter: &dyn TokenCounter) {
+    let text = &parsed.document.text;
+    let is_fence = |line: &str| {
+        let line = line.trim_start();
+        line.starts_with("```") || line.starts_with("~~~")
+    };
+    for block in parsed.blocks.iter().filter(|b| b.block_type == BlockType::Code) {
+        let code = &text[block.span.range()];
+        let lines: Vec<&str> = code.lines().collect();
+        if !lines.first().is_some_and(|l| is_fence(l)) {
+            continue;
+        }
+        let (start, end) = (block.span.start, block.span.end);
+        let fits = counter.count(code).unwrap() <= max;
+        let closing = lines
+            .last()
+            .filter(|l| lines.len() > 1 && is_fence(l))
+            .map(|l| end - l.len());
+        let opening_end = start + lines[0].len();
+        for chunk in chunks {
+            let span = chunk.span.unwrap();
+            if fits {
+                let cut = (start < span.start && span.start < end) || (start < span.end && span.end < end);
+                assert!(
+                    !cut,
+                    "chunk {} cuts the code block at {start}..{end}, which fits",
+                    chunk.id
+                );
+            }
+            if let Some(closing) = closing {
+                assert!(
+                    !(span.start > start && span.start >= closing && span.start < end),
+                    "chunk {} starts with the closing fence of {start}..{end}",
+                    chunk.id
+                );
+            }
+            if lines.len() > 2 {
+                assert_ne!(span.end, opening_end, "chunk {} ends with an opening fence", chunk.id);
+            }
         }
     }
 }
