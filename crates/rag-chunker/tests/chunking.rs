@@ -773,3 +773,75 @@ fn a_long_code_block_keeps_its_fence_lines_with_code() {
         );
     }
 }
+
+/// The chunks of `text` with headings folded, each as (kind, heading_path, content).
+fn folded(text: &str, max: usize, overlap: usize) -> Vec<(String, Vec<String>, String)> {
+    let chunker = HeadingAwareChunker::new(max, overlap, cl100k())
+        .unwrap()
+        .with_fold_headings(true);
+    invariants::check_with(&chunker, &parse_md(text))
+        .iter()
+        .map(|c| {
+            let path = c.metadata["heading_path"].as_array().unwrap();
+            (
+                c.metadata_str("kind").unwrap().to_owned(),
+                path.iter().map(|t| t.as_str().unwrap().to_owned()).collect(),
+                c.content().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn folded_headings_start_the_first_body_chunk_of_their_section() {
+    let text =
+        "# run\n\n## Options\n\nRun a command in a new container.\n\n## Examples\n\nRun it.\n\n### Empty\n\n# Next\n";
+    let chunks = folded(text, 64, 8);
+    let expected = [
+        (
+            "body",
+            vec!["run", "Options"],
+            "# run\n\n## Options\n\nRun a command in a new container.",
+        ),
+        ("body", vec!["run", "Examples"], "## Examples\n\nRun it."),
+        // No body before a heading that is not deeper, nor before the end: nothing to fold into.
+        ("heading", vec!["run", "Examples"], "### Empty"),
+        ("heading", vec![], "# Next"),
+    ];
+    let got: Vec<(&str, Vec<&str>, &str)> = chunks
+        .iter()
+        .map(|(k, p, c)| (k.as_str(), p.iter().map(String::as_str).collect(), c.as_str()))
+        .collect();
+    assert_eq!(got, expected);
+    // The default keeps one chunk per heading.
+    let seed = chunk_and_check(&parse_md(text), 64, 8, cl100k());
+    assert_eq!(seed.len(), 7);
+}
+
+#[test]
+fn a_folded_heading_that_does_not_fit_with_its_body_stays_alone_and_overlap_skips_the_heading() {
+    let heading = "# Configuring the container runtime".to_owned();
+    // Sentences of about 17 tokens: with the heading, over a budget of 20; alone, within it.
+    let body = numbered(30, |i| {
+        format!("Sentence {i} of the body says what the runtime does with memory and swap.\n")
+    });
+    let text = format!("{heading}\n\n{body}");
+    let max = 20;
+    let chunks = folded(&text, max, 8);
+    assert_eq!(
+        chunks[0].2, heading,
+        "the heading cannot fold into a chunk of {max} tokens"
+    );
+    assert_eq!(chunks[0].0, "heading");
+    assert!(
+        chunks[1..]
+            .iter()
+            .all(|(kind, _, content)| kind == "body" && !content.contains("title"))
+    );
+    // With room for it, the heading starts the first body chunk, and no overlap repeats it.
+    let chunks = folded(&text, 80, 24);
+    assert!(chunks[0].2.starts_with(&format!("{heading}\n\nSentence 0")));
+    assert!(chunks.iter().all(|(kind, _, _)| kind == "body"));
+    assert!(chunks[1..].iter().all(|(_, _, content)| !content.contains("title")));
+    assert!(chunks.len() > 2);
+}

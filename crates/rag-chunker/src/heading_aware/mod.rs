@@ -84,6 +84,7 @@ pub struct HeadingAwareChunker {
     max_tokens: usize,
     overlap_tokens: usize,
     counter: Arc<dyn TokenCounter>,
+    fold_headings: bool,
 }
 
 impl std::fmt::Debug for HeadingAwareChunker {
@@ -92,6 +93,7 @@ impl std::fmt::Debug for HeadingAwareChunker {
             .field("max_tokens", &self.max_tokens)
             .field("overlap_tokens", &self.overlap_tokens)
             .field("counter", &self.counter.name())
+            .field("fold_headings", &self.fold_headings)
             .finish()
     }
 }
@@ -113,6 +115,7 @@ impl Default for HeadingAwareChunker {
             max_tokens: Self::DEFAULT_MAX_TOKENS,
             overlap_tokens: Self::DEFAULT_OVERLAP_TOKENS,
             counter: Arc::new(TiktokenCounter::cl100k()),
+            fold_headings: false,
         }
     }
 }
@@ -219,6 +222,44 @@ impl HeadingAwareChunker {
         Self { counter, ..self }
     }
 
+    /// This chunker folding each heading into the first body chunk of its section (`true`), or
+    /// giving each heading a chunk of its own (`false`, the default).
+    ///
+    /// Folded, a chunk's span starts at the heading line, so `content` stays an exact slice of the
+    /// text and a vector store gets the heading with the text under it instead of a chunk that
+    /// is a heading alone. A heading with no body before a deeper heading (`# run` directly
+    /// followed by `## Options`) folds into the same chunk as that heading: every heading a chunk
+    /// holds is on its `heading_path`. A heading stays a chunk of its own (`kind: "heading"`) only
+    /// where it cannot fold: its section is empty (the next heading is not deeper, or the document
+    /// ends), or it and the first unit of its body do not fit within `max_tokens` together. No
+    /// chunk has a `parent_id` in this mode, since no heading chunk exists to point at in
+    /// general; `heading_path` carries the structure.
+    ///
+    /// ```
+    /// use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
+    /// use rag_core::{RequestContext, SourceBytes};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let text = b"# run\n\n## Options\n\nRun a command.\n";
+    /// let source = SourceBytes { document_id: &"d".into(), corpus_id: &"c".into(), source_uri: "d.md", bytes: text };
+    /// let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+    /// let chunks = HeadingAwareChunker::default().with_fold_headings(true).chunk_document(&ctx, &parsed)?;
+    /// assert_eq!(chunks.len(), 1);
+    /// assert_eq!(chunks[0].content(), Some("# run\n\n## Options\n\nRun a command."));
+    /// assert_eq!(chunks[0].metadata["heading_path"], serde_json::json!(["run", "Options"]));
+    /// assert_eq!(chunks[0].parent_id, None);
+    /// # Ok::<(), rag_core::Error>(())
+    /// ```
+    pub fn with_fold_headings(self, fold_headings: bool) -> Self {
+        Self { fold_headings, ..self }
+    }
+
+    /// Whether headings fold into the first body chunk of their section (see
+    /// [`with_fold_headings`](Self::with_fold_headings)).
+    pub fn fold_headings(&self) -> bool {
+        self.fold_headings
+    }
+
     /// The most tokens a chunk may have.
     pub fn max_tokens(&self) -> usize {
         self.max_tokens
@@ -314,7 +355,7 @@ impl HeadingAwareChunker {
                 run.body(range, split, next)?;
             }
         }
-        run.end_section()?;
+        run.finish()?;
         tracing::debug!(chunks = run.emitted() as i64, "chunked");
         Ok(())
     }

@@ -24,13 +24,28 @@ pub(super) struct Run<'a> {
     pending: Pending,
     /// The tail of the last flushed chunk, offered to the next chunk of the same section.
     offered: Option<Stretch>,
+    /// Whether headings fold into the first body chunk of their section.
+    fold: bool,
+    /// In fold mode, the headings waiting for the first body unit of their section, outermost
+    /// first, each deeper than the one before.
+    held: Vec<Held>,
 }
 
-/// An open heading: its level, its chunk, its title as `heading_path` carries it.
+/// An open heading: its level, its chunk (none in fold mode), its title as `heading_path`
+/// carries it.
 struct OpenHeading {
     level: u8,
-    id: ChunkId,
+    id: Option<ChunkId>,
     title: String,
+}
+
+/// A heading held to fold into the next body chunk: its text (the first piece, if it was split),
+/// its level, and the `heading_path` it gets if it has to be a chunk of its own after all.
+#[derive(Debug, Clone)]
+struct Held {
+    unit: Stretch,
+    level: u8,
+    path: Value,
 }
 
 /// The body chunk being built.
@@ -41,6 +56,8 @@ struct Pending {
     tokens: usize,
     /// The overlap the chunk starts with.
     overlap: Option<Stretch>,
+    /// The held headings folded into the chunk: its first units.
+    folded: Vec<Held>,
 }
 
 impl Pending {
@@ -49,6 +66,7 @@ impl Pending {
         self.units.clear();
         self.tokens = 0;
         self.overlap = None;
+        self.folded.clear();
     }
 }
 
@@ -86,6 +104,8 @@ impl<'a> Run<'a> {
             headings: Vec::new(),
             pending: Pending::default(),
             offered: None,
+            fold: chunker.fold_headings(),
+            held: Vec::new(),
         }
     }
 
@@ -97,8 +117,12 @@ impl<'a> Run<'a> {
     /// A heading: closes the section before it, opens its own.
     pub(super) fn heading(&mut self, level: u8, title: &str, range: Range<usize>) -> Result<(), ChunkError> {
         self.end_section()?;
+        // A held heading this one is not deeper than has an empty section: nothing to fold into.
+        if self.held.last().is_some_and(|held| held.level >= level) {
+            self.emit_held()?;
+        }
         self.close_headings(level);
-        let parent = self.headings.last().map(|top| top.id.clone());
+        let parent = self.headings.last().and_then(|top| top.id.clone());
         let path = self.heading_path(self.headings.len());
         let mut units = self
             .splitter
@@ -107,13 +131,16 @@ impl<'a> Run<'a> {
         let Some(first) = units.next() else {
             return Ok(());
         };
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("heading"));
-        metadata.insert("level".into(), json!(level));
-        metadata.insert("heading_path".into(), path);
-        // The heading chunk ends here: its count must be of the piece alone.
-        let tokens = first.tokens_alone(&self.counting)?;
-        let id = self.emitter.emit(first.start..first.end, tokens, parent, metadata);
+        let id = if self.fold {
+            self.held.push(Held {
+                unit: first,
+                level,
+                path,
+            });
+            None
+        } else {
+            Some(self.emit_heading(first, level, path, parent)?)
+        };
         self.headings.push(OpenHeading {
             level,
             id,
@@ -125,6 +152,37 @@ impl<'a> Run<'a> {
             self.add(unit)?;
         }
         Ok(())
+    }
+
+    /// Emits the chunk of a heading (its first piece, if it was split): its count must be of the
+    /// piece alone, since the chunk ends there.
+    fn emit_heading(
+        &mut self,
+        first: Stretch,
+        level: u8,
+        path: Value,
+        parent: Option<ChunkId>,
+    ) -> Result<ChunkId, ChunkError> {
+        let mut metadata = Map::new();
+        metadata.insert("kind".into(), json!("heading"));
+        metadata.insert("level".into(), json!(level));
+        metadata.insert("heading_path".into(), path);
+        let tokens = first.tokens_alone(&self.counting)?;
+        Ok(self.emitter.emit(first.start..first.end, tokens, parent, metadata))
+    }
+
+    /// Emits every held heading as a chunk of its own: they cannot fold.
+    fn emit_held(&mut self) -> Result<(), ChunkError> {
+        for held in std::mem::take(&mut self.held) {
+            self.emit_heading(held.unit, held.level, held.path, None)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the document: flushes the pending chunk, and emits any heading still held.
+    pub(super) fn finish(&mut self) -> Result<(), ChunkError> {
+        self.end_section()?;
+        self.emit_held()
     }
 
     /// Pops the headings that a heading of `level` closes: those of its level or deeper.
@@ -173,7 +231,11 @@ impl<'a> Run<'a> {
         let mut queue = VecDeque::from([unit]);
         while let Some(unit) = queue.pop_front() {
             let Some(last) = self.pending.units.last() else {
-                self.start_chunk(unit)?;
+                if self.held.is_empty() {
+                    self.start_chunk(unit)?;
+                } else {
+                    self.start_folded(unit)?;
+                }
                 continue;
             };
             let grown = self.pending.tokens + self.counting.gap_tokens(last.until, unit.start)? + unit.tokens;
@@ -203,6 +265,34 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Starts a chunk with the held headings and `unit`, the first body unit of their section.
+    /// The outermost held headings go out as chunks of their own while the estimate of the whole
+    /// is over budget; the first chunk of a section never has an overlap.
+    fn start_folded(&mut self, unit: Stretch) -> Result<(), ChunkError> {
+        self.offered = None;
+        let tokens = loop {
+            let mut tokens = 0;
+            let mut until = None;
+            for stretch in self.held.iter().map(|h| h.unit).chain([unit]) {
+                if let Some(until) = until {
+                    tokens += self.counting.gap_tokens(until, stretch.start)?;
+                }
+                tokens += stretch.tokens;
+                until = Some(stretch.until);
+            }
+            if tokens <= self.counting.max_tokens || self.held.is_empty() {
+                break tokens;
+            }
+            let outermost = self.held.remove(0);
+            self.emit_heading(outermost.unit, outermost.level, outermost.path, None)?;
+        };
+        self.pending.folded = std::mem::take(&mut self.held);
+        self.pending.units.extend(self.pending.folded.iter().map(|h| h.unit));
+        self.pending.units.push(unit);
+        self.pending.tokens = tokens;
+        Ok(())
+    }
+
     /// Emits the pending chunk; returns the units that had to be left out to keep it within the
     /// budget (rare: only when merging at unit boundaries counts more than the sum), which start
     /// the next chunk.
@@ -213,8 +303,9 @@ impl<'a> Run<'a> {
             return Ok(returned);
         };
         let metadata = self.chunk_metadata();
-        let parent = self.headings.last().map(|h| h.id.clone());
+        let parent = self.headings.last().and_then(|h| h.id.clone());
         self.emitter.emit(start..end, tokens, parent, metadata);
+        let floor = self.pending.folded.last().map_or(0, |h| h.unit.end);
         self.offered = match why {
             Flush::Full { next } if self.overlap_tokens > 0 => {
                 let flushed = Flushed {
@@ -222,7 +313,7 @@ impl<'a> Run<'a> {
                     end,
                     tokens,
                     units: &self.pending.units,
-                    floor: 0,
+                    floor,
                     next: returned.first().copied().unwrap_or(next),
                 };
                 overlap::tail(&self.counting, self.overlap_tokens, &flushed)?
@@ -252,11 +343,13 @@ impl<'a> Run<'a> {
             if exact <= max {
                 return Ok(Some((start, last.end, exact)));
             }
-            if self.pending.units.len() > 1 {
+            // Folded headings stay at the front; at least one body unit stays after them.
+            let keep = self.pending.folded.len() + 1;
+            if self.pending.units.len() > keep {
                 // Drop as many trailing units as the excess suggests, at least one.
                 let excess = exact - max;
                 let mut dropped = 0usize;
-                while self.pending.units.len() > 1 && dropped < excess {
+                while self.pending.units.len() > keep && dropped < excess {
                     if let Some(unit) = self.pending.units.pop() {
                         let gap = match self.pending.units.last() {
                             Some(prev) => self.counting.gap_tokens(prev.until, unit.start)?,
@@ -268,6 +361,14 @@ impl<'a> Run<'a> {
                 }
             } else if self.pending.overlap.is_some() {
                 self.pending.overlap = None;
+            } else if !self.pending.folded.is_empty() {
+                // The headings and the body unit do not fit together after all: the headings go
+                // out as chunks of their own, before the body.
+                let folded = std::mem::take(&mut self.pending.folded);
+                self.pending.units.drain(..folded.len());
+                for held in folded {
+                    self.emit_heading(held.unit, held.level, held.path, None)?;
+                }
             } else {
                 let mut pieces = Vec::new();
                 self.splitter

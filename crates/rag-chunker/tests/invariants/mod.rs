@@ -47,7 +47,8 @@ pub(crate) fn parse_md(text: &str) -> ParsedDocument {
     parse(DocumentType::Markdown, "mem.md", text.as_bytes())
 }
 
-/// Chunks `parsed` and checks every promise; returns the chunks for further assertions.
+/// Chunks `parsed` in both modes (headings as chunks of their own, and folded) and checks every
+/// promise of each; returns the chunks of the first mode for further assertions.
 pub(crate) fn chunk_and_check(
     parsed: &ParsedDocument,
     max: usize,
@@ -55,6 +56,7 @@ pub(crate) fn chunk_and_check(
     counter: Arc<dyn TokenCounter>,
 ) -> Vec<Chunk> {
     let chunker = HeadingAwareChunker::new(max, overlap, counter).unwrap();
+    check_with(&chunker.clone().with_fold_headings(true), parsed);
     check_with(&chunker, parsed)
 }
 
@@ -73,7 +75,11 @@ pub(crate) fn check_with(chunker: &HeadingAwareChunker, parsed: &ParsedDocument)
     );
     assert!(report.passed(), "{report}");
     let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
-    check_chunks(parsed, &chunks, max, counter);
+    if chunker.fold_headings() {
+        check_folded_chunks(parsed, &chunks, max, counter);
+    } else {
+        check_chunks(parsed, &chunks, max, counter);
+    }
     check_fences(parsed, &chunks, max, counter);
     let bound = output_bound(chunker, parsed);
     let broken = output_linear_in_input(parsed, &chunks, bound.max_repetition, bound.max_overhead);
@@ -189,6 +195,107 @@ pub(crate) fn check_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize
                 heading_levels.push(None);
             }
             other => panic!("chunk {i} has kind {other}"),
+        }
+    }
+}
+
+/// The open headings (level, title) after every heading block of `parsed` that starts before
+/// `before`, the way the chunker keeps them: a heading closes those of its level or deeper, and a
+/// blank one opens nothing.
+fn open_headings(parsed: &ParsedDocument, before: usize) -> Vec<(u8, String)> {
+    let mut open: Vec<(u8, String)> = Vec::new();
+    for block in parsed.blocks.iter().filter(|b| b.block_type == BlockType::Heading) {
+        if block.span.start >= before {
+            break;
+        }
+        let level = block.level.unwrap().get();
+        while open.last().is_some_and(|(top, _)| *top >= level) {
+            open.pop();
+        }
+        let title = parsed.block_text(block).unwrap_or_default().trim();
+        if !parsed.document.text[block.span.range()].trim().is_empty() {
+            open.push((level, title.to_owned()));
+        }
+    }
+    open
+}
+
+/// Whether a chunk's `heading_path` is the titles of `open` (a title longer than the path's limit
+/// is compared by its presence only).
+fn path_matches(chunk: &Chunk, open: &[(u8, String)]) -> bool {
+    let path = chunk.metadata["heading_path"].as_array().unwrap();
+    path.len() == open.len()
+        && path.iter().zip(open).all(|(got, (_, title))| {
+            title.chars().count() > HeadingAwareChunker::MAX_PATH_TITLE_CHARS || got.as_str() == Some(title.as_str())
+        })
+}
+
+/// What the contract suite does not check, in fold mode: no parents; a body chunk's path is every
+/// heading open at its end (the headings folded into it included); a heading chunk only where its
+/// section is empty or it does not fit with the body's first block; overlap only between body
+/// chunks of one section, never over a heading.
+pub(crate) fn check_folded_chunks(parsed: &ParsedDocument, chunks: &[Chunk], max: usize, counter: &dyn TokenCounter) {
+    let text = &parsed.document.text;
+    for (i, chunk) in chunks.iter().enumerate() {
+        check_chunk(parsed, chunks, i, max, counter);
+        assert_eq!(chunk.parent_id, None, "chunk {i} has a parent in fold mode");
+        let span = chunk.span.unwrap();
+        match chunk.metadata_str("kind").unwrap() {
+            "body" => {
+                assert!(chunk.metadata.get("level").is_none());
+                assert!(
+                    path_matches(chunk, &open_headings(parsed, span.end)),
+                    "chunk {i}: {chunk:?}"
+                );
+            }
+            "heading" => {
+                let index = parsed
+                    .blocks
+                    .iter()
+                    .position(|b| {
+                        b.block_type == BlockType::Heading && b.span.start <= span.start && span.start < b.span.end
+                    })
+                    .unwrap_or_else(|| panic!("heading chunk {i} starts in no heading"));
+                let level = parsed.blocks[index].level.unwrap().get();
+                assert_eq!(chunk.metadata["level"].as_u64(), Some(u64::from(level)));
+                let mut ancestors = open_headings(parsed, span.start);
+                ancestors.retain(|(l, _)| *l < level);
+                assert!(
+                    path_matches(chunk, &ancestors),
+                    "chunk {i}: heading_path is its ancestors"
+                );
+                // It could not fold: the first body block of its section, if there is one, does
+                // not fit with it (a margin for the chunker's estimate of the joins).
+                let body = parsed.blocks[index + 1..]
+                    .iter()
+                    .take_while(|b| b.block_type != BlockType::Heading || b.level.unwrap().get() > level)
+                    .find(|b| b.block_type != BlockType::Heading && !text[b.span.range()].trim().is_empty());
+                if let Some(body) = body {
+                    let together = counter.count(&text[span.start..body.span.end]).unwrap();
+                    assert!(
+                        together + 4 > max,
+                        "heading chunk {i} fits with its body ({together} tokens of {max}): {:?}",
+                        chunk.content()
+                    );
+                }
+            }
+            other => panic!("chunk {i} has kind {other}"),
+        }
+        if i > 0 && span.start < chunks[i - 1].span.unwrap().end {
+            let previous = &chunks[i - 1];
+            assert_eq!(chunk.metadata_str("kind"), Some("body"), "chunk {i}");
+            assert_eq!(previous.metadata_str("kind"), Some("body"), "chunk {i}");
+            assert_eq!(
+                previous.metadata["heading_path"], chunk.metadata["heading_path"],
+                "chunk {i}"
+            );
+            let previous_end = previous.span.unwrap().end;
+            assert!(
+                !parsed.blocks.iter().any(|b| b.block_type == BlockType::Heading
+                    && b.span.start < previous_end
+                    && b.span.start >= span.start),
+                "chunk {i}'s overlap reaches over the start of a heading"
+            );
         }
     }
 }
