@@ -2,8 +2,10 @@
 
 Each node is one chunk: its text exactly a slice of the document (``start_char_idx`` and
 ``end_char_idx`` exact), within ``max_tokens`` under the real tokenizer, with ``heading_path``,
-``span`` (UTF-8 byte offsets) and ``token_count`` in its metadata, and a ``PARENT`` relationship
-to the node of its enclosing heading::
+``span`` (UTF-8 byte offsets) and ``token_count`` in its metadata. Headings fold into the first
+body node of their section by default (``fold_headings``), so a node is a heading with its text,
+not a heading alone; with ``fold_headings=False`` each heading is a node of its own and a body
+node has a ``PARENT`` relationship to the node of its enclosing heading::
 
     from ragctl.integrations.llamaindex import RagctlNodeParser
 
@@ -30,10 +32,16 @@ class RagctlNodeParser(NodeParser):
     """Parses documents into nodes along their headings, each within ``max_tokens`` tokens."""
 
     max_tokens: int = Field(default=512, description="The most tokens a node may have.", gt=0)
-    overlap_tokens: int = Field(
-        default=64, description="Tokens a body node repeats from the previous one of its section.", ge=0
+    overlap_tokens: Optional[int] = Field(
+        default=None,
+        description="Tokens a body node repeats from the previous one of its section "
+        "(default 64, or max_tokens // 8 when that is smaller).",
+        ge=0,
     )
     document_type: Literal["markdown", "text", "ocr"] = Field(default="markdown", description="markdown or text.")
+    fold_headings: bool = Field(
+        default=True, description="Whether each heading folds into the first body node of its section."
+    )
     include_headings: bool = Field(default=True, description="Whether a heading alone is a node.")
     tenant_id: str = Field(default="llamaindex", description="The tenant the chunks belong to.")
 
@@ -42,7 +50,9 @@ class RagctlNodeParser(NodeParser):
 
     def __init__(self, token_counter: Optional[Any] = None, **data: Any) -> None:
         super().__init__(**data)
-        self._chunker = HeadingAwareChunker(self.max_tokens, self.overlap_tokens, token_counter)
+        self._chunker = HeadingAwareChunker(
+            self.max_tokens, self.overlap_tokens, token_counter, fold_headings=self.fold_headings
+        )
 
     @classmethod
     def class_name(cls) -> str:
