@@ -5,7 +5,7 @@
 use std::sync::{Arc, OnceLock};
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
+use rag_contract::chunker::{Budget, OutputBound, check_chunker, output_linear_in_input};
 use rag_core::{
     CorpusId, DocumentId, ParseError, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
 };
@@ -23,7 +23,7 @@ fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
 /// Parses `data[1..]` as `doc_type`, chunks it with a configuration taken from `data[0]` (either
 /// tokenizer, 4 to 67 tokens: a character is at most 4 tokens, so every budget can be met) and
 /// panics, naming the broken rule, if any promise of the parser or the chunker is broken,
-/// including the output-size bound (`max_repetition`, `max_json_overhead`) and the length of the
+/// including the output-size bound (`OutputBound::heading_aware`) and the length of the
 /// titles in `heading_path`.
 pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
     let Some((&config, bytes)) = data.split_first() else {
@@ -130,8 +130,14 @@ fn chunk_check(config: u8, parsed: &ParsedDocument) {
     let chunks = chunker
         .chunk_document(&ctx, parsed)
         .expect("the contract check chunked this document without error");
-    let overhead = chunker.max_json_overhead(&ctx, &parsed.document);
-    let broken = output_linear_in_input(parsed, &chunks, chunker.max_repetition(), overhead);
+    let bound = OutputBound::heading_aware(
+        overlap,
+        HeadingAwareChunker::MAX_PATH_TITLE_CHARS,
+        counter.name(),
+        &ctx,
+        &parsed.document,
+    );
+    let broken = output_linear_in_input(parsed, &chunks, bound.max_repetition, bound.max_overhead);
     assert!(
         broken.is_empty(),
         "{} {max_tokens}/{overlap}: output not linear in the input: {broken:?}",
@@ -141,11 +147,8 @@ fn chunk_check(config: u8, parsed: &ParsedDocument) {
         .iter()
         .map(|c| serde_json::to_string(c).map_or(0, |line| line.len() + 1))
         .sum();
-    let bound = 6 * chunker.max_repetition() * parsed.document.text.len() + overhead * chunks.len();
-    assert!(
-        output <= bound,
-        "{output} bytes of JSON Lines, over the bound of {bound}"
-    );
+    let limit = bound.max_jsonl_bytes(parsed.document.text.len(), chunks.len());
+    assert!(output <= limit, "{output} bytes of JSON Lines, over the bound of {limit}");
     for chunk in &chunks {
         let titles = chunk.metadata["heading_path"].as_array().map_or(&[][..], Vec::as_slice);
         assert!(

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rag_core::{Chunk, Chunker, ParsedDocument, RequestContext, TokenCounter};
+use rag_core::{Chunk, Chunker, Document, ParsedDocument, RequestContext, TokenCounter};
 
 use crate::Report;
 
@@ -339,14 +339,79 @@ pub fn deterministic(first: &[Chunk], second: &[Chunk]) -> Vec<String> {
         .collect()
 }
 
+/// A bound on a chunker's output that is linear in its input: no chunk's JSON takes more than
+/// `max_overhead` bytes beyond its JSON-escaped content, and the contents of a document's chunks
+/// add up to at most `max_repetition` times its text. [`output_linear_in_input`] checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputBound {
+    /// The most chunks one byte of the text may be in.
+    pub max_repetition: usize,
+    /// The most bytes of a chunk's JSON besides its escaped content.
+    pub max_overhead: usize,
+}
+
+impl OutputBound {
+    /// The bound the heading-aware chunker of `rag-chunker` documents (its reference, "Output
+    /// size"), stated here from its configuration rather than asked of it, so that the check
+    /// holds the chunker to the documented rule:
+    ///
+    /// - **R**: 1 without overlap; 2 with it (a byte is in one chunk through its units, and at
+    ///   most in the next chunk's overlap, which is taken from the previous chunk's units only);
+    /// - **D**: 1,024 bytes for field names, punctuation and numbers, six `heading_path` titles
+    ///   of at most `max_title_chars` characters, and the document id (in `id`, `document_id` and
+    ///   `parent_id`), source URI, tenant, ACL labels (3 bytes more each) and tokenizer name;
+    ///   strings at 6 bytes per byte (or character), their longest JSON escape.
+    ///
+    /// ```
+    /// use rag_contract::chunker::OutputBound;
+    /// use rag_core::{Document, RequestContext};
+    ///
+    /// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text: String::new() };
+    /// let bound = OutputBound::heading_aware(64, 200, "tiktoken:cl100k_base", &RequestContext::local("acme"), &document);
+    /// assert_eq!(bound.max_repetition, 2);
+    /// assert!(bound.max_overhead < 10_000);
+    /// ```
+    pub fn heading_aware(
+        overlap_tokens: usize,
+        max_title_chars: usize,
+        tokenizer: &str,
+        ctx: &RequestContext,
+        document: &Document,
+    ) -> Self {
+        const FIXED: usize = 1024;
+        let max_repetition = if overlap_tokens == 0 { 1 } else { 2 };
+        let heading_path = 2 + 6 * (6 * max_title_chars + 3);
+        let labels: usize = ctx.principal.acl_labels.iter().map(|label| label.len() + 3).sum();
+        let strings = 3 * document.id.as_str().len()
+            + document.source_uri.len()
+            + ctx.tenant_id.as_str().len()
+            + labels
+            + tokenizer.len();
+        Self {
+            max_repetition,
+            max_overhead: FIXED + heading_path + 6 * strings,
+        }
+    }
+
+    /// The most bytes of JSON Lines (one line per chunk, each ending with a newline) that `chunks`
+    /// chunks of a `text_len`-byte text may take: `6 * max_repetition * text_len + max_overhead *
+    /// chunks` (6: the longest JSON escape of one byte, `\u001f`).
+    pub fn max_jsonl_bytes(&self, text_len: usize, chunks: usize) -> usize {
+        6usize
+            .saturating_mul(self.max_repetition)
+            .saturating_mul(text_len)
+            .saturating_add(self.max_overhead.saturating_mul(chunks))
+    }
+}
+
 /// The chunks' JSON stays linear in the source text: no chunk's JSON takes more than
 /// `max_overhead` bytes beyond its JSON-escaped content, and the contents add up to at most
 /// `max_repetition` times the text's length.
 ///
 /// Not part of [`check_chunker`]: the two bounds are the chunker's to document (the heading-aware
-/// chunker's are `max_json_overhead` and `max_repetition`). A chunker that repeats something
-/// unbounded in every chunk (the whole title of a heading split into hundreds of pieces, say)
-/// writes output growing with the square of its input, and breaks this rule.
+/// chunker's are [`OutputBound::heading_aware`]). A chunker that repeats something unbounded in
+/// every chunk (the whole title of a heading split into hundreds of pieces, say) writes output
+/// growing with the square of its input, and breaks this rule.
 pub fn output_linear_in_input(
     parsed: &ParsedDocument,
     chunks: &[Chunk],

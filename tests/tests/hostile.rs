@@ -8,7 +8,7 @@
 use std::sync::{Arc, OnceLock};
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
-use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
+use rag_contract::chunker::{Budget, OutputBound, check_chunker, output_linear_in_input};
 use rag_contract::corpus;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_contract::reference::{self, priority_order};
@@ -277,18 +277,21 @@ fn output_stays_linear_in_the_input_with_a_giant_heading_or_setext_paragraph() {
             let chunks = chunk_checked(DocumentType::Markdown, name, text, max, overlap);
             let parsed = parse(DocumentType::Markdown, name, text.as_bytes()).unwrap();
             let chunker = HeadingAwareChunker::new(max, overlap, counter()).unwrap();
-            let (c, d) = (
-                6 * chunker.max_repetition(),
-                chunker.max_json_overhead(&ctx(), &parsed.document),
+            let bound = OutputBound::heading_aware(
+                overlap,
+                HeadingAwareChunker::MAX_PATH_TITLE_CHARS,
+                chunker.counter().name(),
+                &ctx(),
+                &parsed.document,
             );
             let output: usize = chunks.iter().map(|c| serde_json::to_string(c).unwrap().len() + 1).sum();
             assert!(
-                output <= c * text.len() + d * chunks.len(),
+                output <= bound.max_jsonl_bytes(text.len(), chunks.len()),
                 "{name} {max}/{overlap}: {output} bytes of JSON Lines for {} bytes in {} chunks",
                 text.len(),
                 chunks.len()
             );
-            let broken = output_linear_in_input(&parsed, &chunks, chunker.max_repetition(), d);
+            let broken = output_linear_in_input(&parsed, &chunks, bound.max_repetition, bound.max_overhead);
             assert!(
                 broken.is_empty(),
                 "{name} {max}/{overlap}: {:?}",

@@ -1,7 +1,8 @@
 //! The benchmark harness of ragctl: deterministic synthetic inputs and the measuring helpers that
 //! `cargo xtask bench` (the `rag-bench` binary) and the criterion micro-benchmarks share.
 //!
-//! [`eval`] is the retrieval-quality yardstick of `cargo xtask eval`.
+//! [`eval`] is the retrieval-quality yardstick of `cargo xtask eval`; [`quality`] measures the
+//! chunks themselves (where they start, cut fences, overlap), for the `chunk-quality` binary.
 //!
 //! It is not a test suite: nothing here asserts a time. Figures are ratios measured in one run,
 //! medians of several runs, CPU time next to wall time, because the machines it runs on are noisy.
@@ -16,3 +17,4 @@ pub mod corpus;
 pub mod eval;
 pub mod measure;
 pub mod packing;
+pub mod quality;

@@ -29,14 +29,121 @@ pub(crate) fn ceil_boundary(text: &str, index: usize) -> usize {
     text.ceil_char_boundary(index.min(text.len()))
 }
 
-/// The sentences of `range`, trimmed, whitespace-only ones left out.
+/// The sentences of `range` as a reader sees them, trimmed, whitespace-only ones left out: UAX #29
+/// sentences of the text with every soft line break read as a space.
+///
+/// A soft line break is a single line break between two lines that are not blank: Markdown and
+/// plain text wrap prose at a line width, and UAX #29 ends a sentence at every line break, which
+/// would make each wrapped line a sentence of its own. A blank line still ends one.
 pub(crate) fn sentence_ranges(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
     let base = range.start;
-    text[range.clone()]
+    soften_line_breaks(&text[range])
         .split_sentence_bound_indices()
         .map(|(offset, sentence)| trim_range(text, base + offset..base + offset + sentence.len()))
         .filter(|r| !r.is_empty())
         .collect()
+}
+
+/// `text` with every soft line break (see [`sentence_ranges`]) replaced by as many spaces, so that
+/// a byte offset into the result is the same offset into `text`.
+fn soften_line_breaks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\n', '\r']) {
+        let len = if rest[at..].starts_with("\r\n") { 2 } else { 1 };
+        let line = &rest[..at];
+        let following = &rest[at + len..];
+        let next_line = following.find(['\n', '\r']).map_or(following, |end| &following[..end]);
+        out.push_str(line);
+        if line.trim().is_empty() || next_line.trim().is_empty() {
+            out.push_str(&rest[at..at + len]);
+        } else {
+            out.push_str(&"  "[..len]);
+        }
+        rest = following;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the sentences of `range` (see [`sentence_ranges`]) start.
+pub(crate) fn sentence_starts(text: &str, range: Range<usize>) -> Vec<usize> {
+    sentence_ranges(text, range).into_iter().map(|r| r.start).collect()
+}
+
+/// Where the lines of `range` after its first start: the first character of each line that is not
+/// whitespace (its indentation skipped), blank lines left out.
+pub(crate) fn line_starts(text: &str, range: Range<usize>) -> Vec<usize> {
+    let slice = &text[range.clone()];
+    let mut out = Vec::new();
+    for (i, byte) in slice.bytes().enumerate() {
+        if byte != b'\n' && byte != b'\r' {
+            continue;
+        }
+        // `i` is an ASCII byte, so `i + 1` is a character boundary.
+        let after = &slice[i + 1..];
+        let at = i + 1 + (after.len() - after.trim_start_matches([' ', '\t']).len());
+        if slice[at..].chars().next().is_some_and(|c| !c.is_whitespace()) {
+            out.push(range.start + at);
+        }
+    }
+    out
+}
+
+/// Where the words of `range` that begin with a letter or digit start (UAX #29), after its start.
+pub(crate) fn word_starts(text: &str, range: Range<usize>) -> Vec<usize> {
+    text[range.clone()]
+        .split_word_bound_indices()
+        .filter(|(offset, word)| *offset > 0 && word.chars().next().is_some_and(char::is_alphanumeric))
+        .map(|(offset, _)| range.start + offset)
+        .collect()
+}
+
+/// Whether `line` (a whole line, container markers included) opens or closes a code fence: after
+/// its indentation, block-quote markers (`>`) and one list marker (`-`, `*`, `+`, `1.`, `1)`), it
+/// starts with three or more backticks or tildes. Returns the fence character.
+pub(crate) fn fence_of(line: &str) -> Option<char> {
+    let mut rest = line.trim_start_matches([' ', '\t', '>']);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let marker = if digits > 0 && rest[digits..].starts_with(['.', ')']) {
+        digits + 1
+    } else if rest.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        0
+    };
+    if marker > 0 && rest[marker..].starts_with([' ', '\t']) {
+        rest = rest[marker..].trim_start_matches([' ', '\t']);
+    }
+    ['`', '~']
+        .into_iter()
+        .find(|&fence| rest.chars().take(3).filter(|&c| c == fence).count() == 3)
+}
+
+/// The stretches of `range` inside code fences nested in it (a fenced block in a list item or a
+/// quote): each from the end of an opening fence line to the end of its closing fence line (or of
+/// `range`, if the fence is not closed in it). A cut inside one would leave a fence unbalanced.
+pub(crate) fn nested_fences(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Option<(char, usize)> = None;
+    let mut line_start = range.start;
+    for line in text[range.clone()].split_inclusive(['\n', '\r']) {
+        let line_end = line_start + line.len();
+        let content_end = line_start + line.trim_end_matches(['\n', '\r']).len();
+        match (open, fence_of(line)) {
+            (None, Some(fence)) => open = Some((fence, content_end)),
+            (Some((fence, from)), Some(closing)) if closing == fence => {
+                out.push(from..content_end);
+                open = None;
+            }
+            _ => {}
+        }
+        line_start = line_end;
+    }
+    if let Some((_, from)) = open {
+        out.push(from..range.end);
+    }
+    out
 }
 
 /// The lines of `range` (`\n`, `\r\n` or a lone `\r` end a line), without their line ending and
@@ -86,36 +193,6 @@ pub(crate) fn last_word_start(text: &str, lo: usize, hi: usize) -> Option<usize>
         .map(|(offset, _)| lo + offset)
 }
 
-/// Where an overlap that should start at or after `from` begins: the first sentence start in
-/// `from..=sentence_until`, else the first start of a non-whitespace word at or after `from`, both
-/// strictly before `hi`. Segmentation runs on `lo..hi` so that it sees some context before `from`.
-///
-/// `None` when `from..hi` holds no boundary at all (one unbroken word).
-pub(crate) fn overlap_boundary(text: &str, lo: usize, from: usize, sentence_until: usize, hi: usize) -> Option<usize> {
-    let slice = &text[lo..hi];
-    let sentence = slice
-        .split_sentence_bound_indices()
-        .map(|(offset, s)| trim_range(text, lo + offset..lo + offset + s.len()))
-        .find(|r| !r.is_empty() && r.start >= from)
-        .map(|r| r.start)
-        .filter(|start| *start <= sentence_until);
-    if sentence.is_some() {
-        return sentence;
-    }
-    // A word of letters or digits reads better as a first word than punctuation (", and"), so
-    // punctuation is the fallback.
-    let words = || {
-        slice
-            .split_word_bound_indices()
-            .map(|(offset, w)| (lo + offset, w.chars().next()))
-            .filter(|(start, _)| *start >= from)
-    };
-    words()
-        .find(|(_, first)| first.is_some_and(char::is_alphanumeric))
-        .or_else(|| words().find(|(_, first)| first.is_some_and(|c| !c.is_whitespace())))
-        .map(|(start, _)| start)
-}
-
 /// The pieces `split` cuts from the whole of `text`, as text, for tests to compare.
 #[cfg(test)]
 pub(crate) fn pieces(text: &str, split: fn(&str, Range<usize>) -> Vec<Range<usize>>) -> Vec<&str> {
@@ -141,6 +218,50 @@ mod tests {
     }
 
     #[test]
+    fn a_soft_line_break_does_not_end_a_sentence_and_a_blank_line_does() {
+        let text = "A sentence wrapped\nover two lines. Next\r\nwraps too.\n\nNo period\n\n  \nlast";
+        assert_eq!(
+            pieces(text, sentence_ranges),
+            [
+                "A sentence wrapped\nover two lines.",
+                "Next\r\nwraps too.",
+                "No period",
+                "last"
+            ]
+        );
+        assert_eq!(soften_line_breaks("a\nb\r\nc\n\nd\r\re"), "a b  c\n\nd\r\re");
+        let wrapped = "The cat sat on the mat. The dog\nslept by the door.";
+        assert_eq!(
+            pieces(wrapped, sentence_ranges),
+            ["The cat sat on the mat.", "The dog\nslept by the door."]
+        );
+        assert_eq!(sentence_starts(text, 0..text.len())[1], text.find("Next").unwrap());
+    }
+
+    #[test]
+    fn line_and_word_starts_skip_indentation_and_punctuation() {
+        let text = "one two\n  three, four\n\n- five";
+        assert_eq!(line_starts(text, 0..text.len()), [10, 23]);
+        assert_eq!(line_starts(text, 10..text.len()), [23]);
+        assert_eq!(word_starts("alpha, beta (gamma)", 0..19), [7, 13]);
+    }
+
+    #[test]
+    fn fences_nested_in_list_items_and_quotes_are_found() {
+        for line in ["```", "~~~ rust", "  ```sh", "> ```", "- ```", "12. ~~~", "> - ````"] {
+            assert!(fence_of(line).is_some(), "{line:?}");
+        }
+        for line in ["``", "text ```", "-```", "*emph* ```"] {
+            assert_eq!(fence_of(line), None, "{line:?}");
+        }
+        let item = "- Run:\n\n  ```sh\n  make\n  ```\n\n  Then.\n\n  ~~~\n  open";
+        let fences = nested_fences(item, 0..item.len());
+        assert_eq!(fences.len(), 2);
+        assert_eq!(&item[fences[0].clone()], "\n  make\n  ```");
+        assert_eq!(&item[fences[1].clone()], "\n  open");
+    }
+
+    #[test]
     fn lines_handle_every_line_ending_and_keep_indentation() {
         let text = "a\r\n  b\rc\n\n   \nd  ";
         assert_eq!(pieces(text, line_ranges), ["a", "  b", "c", "d"]);
@@ -151,16 +272,6 @@ mod tests {
         let text = "alpha beta gamma";
         assert_eq!(last_word_start(text, 0, text.len()), Some(11));
         assert_eq!(last_word_start("aaaaaaaa", 0, 8), None);
-        assert_eq!(overlap_boundary(text, 0, 3, text.len(), text.len()), Some(6));
-        let text = "One. Two. Three.";
-        assert_eq!(overlap_boundary(text, 0, 2, text.len(), text.len()), Some(5));
-        // A sentence start too close to the end loses to the nearest word start.
-        let text = "A long first sentence here. End.";
-        assert_eq!(overlap_boundary(text, 0, 3, 10, text.len()), Some(7));
-        assert_eq!(overlap_boundary("aaaaaaaa", 0, 2, 8, 8), None);
-        let text = "one two, three";
-        assert_eq!(overlap_boundary(text, 0, 7, 7, text.len()), Some(9));
-        assert_eq!(overlap_boundary("ab ,;", 0, 2, 2, 5), Some(3));
     }
 
     #[test]

@@ -587,6 +587,21 @@ fn the_default_chunker_is_512_64_cl100k_and_the_builders_keep_new_working() {
         explicit.chunk_document(&ctx(), &parsed).unwrap()
     );
 
+    // One default overlap for every budget: 64, or an eighth of a smaller budget.
+    assert_eq!(
+        HeadingAwareChunker::DEFAULT_OVERLAP_TOKENS,
+        HeadingAwareChunker::default_overlap_tokens(HeadingAwareChunker::DEFAULT_MAX_TOKENS)
+    );
+    for (max, overlap) in [(1, 0), (10, 1), (100, 12), (512, 64), (4096, 64)] {
+        let chunker = HeadingAwareChunker::default().with_max_tokens(max).unwrap();
+        assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (max, overlap));
+    }
+    let err = HeadingAwareChunker::default().with_max_tokens(0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid chunker configuration: max_tokens must be at least 1"
+    );
+
     let built = HeadingAwareChunker::default()
         .with_budget(16, 4)
         .unwrap()
@@ -625,4 +640,208 @@ fn every_chunk_names_the_tokenizer_of_its_count_in_its_json() {
             assert_eq!(&back, chunk);
         }
     }
+}
+
+/// Every chunk start and its kind of boundary, for the tests of where chunks start: text before
+/// the start, up to 20 bytes.
+fn starts(text: &str, chunks: &[rag_core::Chunk]) -> Vec<(String, String)> {
+    chunks
+        .iter()
+        .map(|c| {
+            let at = c.span.unwrap().start;
+            let before: String = text[..at]
+                .chars()
+                .rev()
+                .take(20)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            (before, c.content().unwrap().chars().take(30).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn overlap_starts_at_a_sentence_not_at_a_wrapped_line_when_a_sentence_start_fits() {
+    // Prose wrapped at a line width, as Markdown is: every line start is a UAX #29 sentence start,
+    // but only those after a full stop start a sentence.
+    let mut paragraph = String::new();
+    for i in 0..40 {
+        paragraph.push_str(&format!(
+            "Sentence {i} tells a reader about chunk\nboundaries and how the overlap\nstarts. "
+        ));
+    }
+    let text = format!("# Wrapped\n\n{paragraph}\n");
+    let parsed = parse_md(&text);
+    let chunks = chunk_and_check(&parsed, 96, 32, cl100k());
+    let mut overlaps = 0;
+    for pair in chunks[1..].windows(2) {
+        let (a, b) = (pair[0].span.unwrap(), pair[1].span.unwrap());
+        if b.start < a.end {
+            overlaps += 1;
+            assert!(
+                text[..b.start].ends_with(". ") && text[b.start..].starts_with("Sentence "),
+                "overlap starts mid-sentence: {:?}",
+                &text[b.start..a.end]
+            );
+        }
+        // Units are sentences, not lines: every chunk starts at a sentence.
+        assert!(text[b.start..].starts_with("Sentence "), "{:?}", pair[1].content());
+    }
+    assert!(
+        overlaps * 2 >= chunks.len(),
+        "{overlaps} overlaps in {} chunks",
+        chunks.len()
+    );
+}
+
+#[test]
+fn an_oversize_wrapped_paragraph_splits_at_sentences_then_lines() {
+    // The second sentence starts on the first line: cut at lines, the first chunk would end inside
+    // it ("The dog").
+    let text = "# S\n\nThe cat sat on the mat. The dog\nslept by the door all day long.\n";
+    let chunks = chunk_and_check(&parse_md(text), 14, 0, cl100k());
+    let bodies: Vec<&str> = chunks[1..].iter().map(|c| c.content().unwrap()).collect();
+    assert_eq!(
+        bodies,
+        ["The cat sat on the mat.", "The dog\nslept by the door all day long."]
+    );
+    // A sentence longer than the budget is cut at its lines before any word.
+    let text = "# S\n\nOne sentence that keeps going on\nand on over four lines of\nwrapped prose with no\nend in sight at all\n";
+    let chunks = chunk_and_check(&parse_md(text), 9, 0, cl100k());
+    assert!(chunks.len() > 2);
+    for chunk in &chunks[1..] {
+        let start = chunk.span.unwrap().start;
+        assert!(
+            text[..start].ends_with('\n'),
+            "{:?} starts inside a line",
+            chunk.content()
+        );
+    }
+}
+
+#[test]
+fn overlap_never_starts_inside_a_code_block_the_next_chunk_does_not_continue() {
+    // The Docker docs' case: a code block, then prose; the next chunk's overlap once began with
+    // the closing fence, which a renderer takes for an opening one.
+    let mut text = String::from("# Run\n\n");
+    for i in 0..12 {
+        text.push_str(&format!(
+            "Step {i} runs a container.\n\n```console\n$ docker run --rm image-{i}\nok\n```\n\nWe set nothing about memory in step {i}.\n\n"
+        ));
+    }
+    let parsed = parse_md(&text);
+    for (max, overlap) in [(40, 16), (64, 32), (100, 48)] {
+        let chunks = chunk_and_check(&parsed, max, overlap, cl100k());
+        for (before, start) in starts(&text, &chunks) {
+            assert!(
+                !start.starts_with("```\n"),
+                "a chunk starts with a closing fence: {before:?} | {start:?}"
+            );
+            assert!(
+                !start.starts_with("$ docker") && !start.starts_with("ok\n"),
+                "{before:?} | {start:?}"
+            );
+        }
+        let overlapping = chunks
+            .windows(2)
+            .filter(|p| p[1].span.unwrap().start < p[0].span.unwrap().end)
+            .count();
+        assert!(overlapping > 0, "{max}/{overlap}: no overlap at all");
+    }
+}
+
+#[test]
+fn a_long_code_block_keeps_its_fence_lines_with_code() {
+    let lines = numbered(80, |i| format!("echo line {i}\n"));
+    let text = format!("## Script\n\n```sh\n{lines}```\n\nAfter the script.\n");
+    let parsed = parse_md(&text);
+    for max in [8, 12, 16, 24, 40] {
+        // `chunk_and_check` checks no chunk starts with the closing fence or ends with the opening
+        // one; the split lines still start at line starts.
+        let chunks = chunk_and_check(&parsed, max, max / 4, cl100k());
+        assert!(
+            chunks
+                .iter()
+                .any(|c| c.content().unwrap().starts_with("```sh\necho line 0"))
+        );
+        assert!(
+            chunks
+                .iter()
+                .any(|c| c.content().unwrap().contains("echo line 79\n```"))
+        );
+    }
+}
+
+/// The chunks of `text` with headings folded, each as (kind, heading_path, content).
+fn folded(text: &str, max: usize, overlap: usize) -> Vec<(String, Vec<String>, String)> {
+    let chunker = HeadingAwareChunker::new(max, overlap, cl100k())
+        .unwrap()
+        .with_fold_headings(true);
+    invariants::check_with(&chunker, &parse_md(text))
+        .iter()
+        .map(|c| {
+            let path = c.metadata["heading_path"].as_array().unwrap();
+            (
+                c.metadata_str("kind").unwrap().to_owned(),
+                path.iter().map(|t| t.as_str().unwrap().to_owned()).collect(),
+                c.content().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn folded_headings_start_the_first_body_chunk_of_their_section() {
+    let text =
+        "# run\n\n## Options\n\nRun a command in a new container.\n\n## Examples\n\nRun it.\n\n### Empty\n\n# Next\n";
+    let chunks = folded(text, 64, 8);
+    let expected = [
+        (
+            "body",
+            vec!["run", "Options"],
+            "# run\n\n## Options\n\nRun a command in a new container.",
+        ),
+        ("body", vec!["run", "Examples"], "## Examples\n\nRun it."),
+        // No body before a heading that is not deeper, nor before the end: nothing to fold into.
+        ("heading", vec!["run", "Examples"], "### Empty"),
+        ("heading", vec![], "# Next"),
+    ];
+    let got: Vec<(&str, Vec<&str>, &str)> = chunks
+        .iter()
+        .map(|(k, p, c)| (k.as_str(), p.iter().map(String::as_str).collect(), c.as_str()))
+        .collect();
+    assert_eq!(got, expected);
+    // The default keeps one chunk per heading.
+    let seed = chunk_and_check(&parse_md(text), 64, 8, cl100k());
+    assert_eq!(seed.len(), 7);
+}
+
+#[test]
+fn a_folded_heading_that_does_not_fit_with_its_body_stays_alone_and_overlap_skips_the_heading() {
+    let heading = "# Configuring the container runtime".to_owned();
+    // Sentences of about 17 tokens: with the heading, over a budget of 20; alone, within it.
+    let body = numbered(30, |i| {
+        format!("Sentence {i} of the body says what the runtime does with memory and swap.\n")
+    });
+    let text = format!("{heading}\n\n{body}");
+    let max = 20;
+    let chunks = folded(&text, max, 8);
+    assert_eq!(
+        chunks[0].2, heading,
+        "the heading cannot fold into a chunk of {max} tokens"
+    );
+    assert_eq!(chunks[0].0, "heading");
+    assert!(
+        chunks[1..]
+            .iter()
+            .all(|(kind, _, content)| kind == "body" && !content.contains("title"))
+    );
+    // With room for it, the heading starts the first body chunk, and no overlap repeats it.
+    let chunks = folded(&text, 80, 24);
+    assert!(chunks[0].2.starts_with(&format!("{heading}\n\nSentence 0")));
+    assert!(chunks.iter().all(|(kind, _, _)| kind == "body"));
+    assert!(chunks[1..].iter().all(|(_, _, content)| !content.contains("title")));
+    assert!(chunks.len() > 2);
 }

@@ -4,7 +4,7 @@
 
 mod invariants;
 
-use invariants::{chunk_and_check, cl100k, ctx, jsonl_bytes, o200k, parse};
+use invariants::{chunk_and_check, cl100k, jsonl_bytes, o200k, output_bound, parse};
 use proptest::prelude::*;
 use rag_chunker::{DocumentType, HeadingAwareChunker};
 
@@ -146,7 +146,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     /// Output linear in the input: at most `C * input + D * chunks` bytes of JSON Lines, with
-    /// `C = 6 * max_repetition()` and `D = max_json_overhead(..)` (docs/reference/chunker.md).
+    /// `C = 6 * R` and `D` the documented bound (docs/reference/chunker.md, `OutputBound`).
     #[test]
     fn output_stays_linear_in_the_input_with_giant_headings(
         (max, overlap) in budget(), text in markdown_with_giant_headings(),
@@ -155,12 +155,11 @@ proptest! {
         // chunk_and_check also checks the per-chunk overhead and the repetition separately.
         let chunks = chunk_and_check(&parsed, max, overlap, cl100k());
         let chunker = HeadingAwareChunker::new(max, overlap, cl100k()).unwrap();
-        let c = 6 * chunker.max_repetition();
-        let d = chunker.max_json_overhead(&ctx(), &parsed.document);
+        let bound = output_bound(&chunker, &parsed);
         let output = jsonl_bytes(&chunks);
         prop_assert!(
-            output <= c * text.len() + d * chunks.len(),
-            "{output} bytes out of {} in, {} chunks (C {c}, D {d})", text.len(), chunks.len()
+            output <= bound.max_jsonl_bytes(text.len(), chunks.len()),
+            "{output} bytes out of {} in, {} chunks ({bound:?})", text.len(), chunks.len()
         );
         for chunk in &chunks {
             for title in chunk.metadata["heading_path"].as_array().unwrap() {

@@ -109,6 +109,9 @@ pub(crate) struct PyHeadingAwareChunker {
     /// About how many tokens a body chunk repeats from the previous chunk of its section.
     #[pyo3(get)]
     overlap_tokens: usize,
+    /// Whether each heading folds into the first body chunk of its section.
+    #[pyo3(get)]
+    fold_headings: bool,
     counter: CounterSource,
     /// The counter budgets and `token_count`s are in.
     #[pyo3(get)]
@@ -120,7 +123,8 @@ impl PyHeadingAwareChunker {
     fn engine(&self, py: Python<'_>) -> PyResult<(HeadingAwareChunker, CallCounter)> {
         let counter = self.counter.for_call();
         let chunker = HeadingAwareChunker::new(self.max_tokens, self.overlap_tokens, Arc::clone(&counter.engine))
-            .map_err(|e| errors::chunk_error(py, &e))?;
+            .map_err(|e| errors::chunk_error(py, &e))?
+            .with_fold_headings(self.fold_headings);
         Ok((chunker, counter))
     }
 
@@ -136,18 +140,23 @@ impl PyHeadingAwareChunker {
 
 #[pymethods]
 impl PyHeadingAwareChunker {
+    /// `overlap_tokens` defaults to the library's rule for `max_tokens`
+    /// (`HeadingAwareChunker::default_overlap_tokens`: 64, or an eighth of the budget when that is
+    /// smaller), the same default as `ragctl chunk`'s.
     #[new]
-    #[pyo3(signature = (max_tokens = 512, overlap_tokens = 64, token_counter = None))]
+    #[pyo3(signature = (max_tokens = 512, overlap_tokens = None, token_counter = None, fold_headings = false))]
     fn new(
         py: Python<'_>,
         max_tokens: usize,
-        overlap_tokens: usize,
+        overlap_tokens: Option<usize>,
         token_counter: Option<&Bound<'_, PyAny>>,
+        fold_headings: bool,
     ) -> PyResult<Self> {
         let (counter, token_counter) = CounterSource::from_arg(py, token_counter)?;
         let this = Self {
             max_tokens,
-            overlap_tokens,
+            overlap_tokens: overlap_tokens.unwrap_or(HeadingAwareChunker::default_overlap_tokens(max_tokens)),
+            fold_headings,
             counter,
             token_counter,
         };
@@ -262,7 +271,7 @@ impl PyHeadingAwareChunker {
         )
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduced<'py, (usize, usize, Py<PyAny>)> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduced<'py, (usize, usize, Py<PyAny>, bool)> {
         let this = slf.get();
         Ok((
             slf.get_type().into_any(),
@@ -270,16 +279,18 @@ impl PyHeadingAwareChunker {
                 this.max_tokens,
                 this.overlap_tokens,
                 this.token_counter.clone_ref(slf.py()),
+                this.fold_headings,
             ),
         ))
     }
 
     fn __repr__(&self) -> String {
         format!(
-            "HeadingAwareChunker(max_tokens={}, overlap_tokens={}, token_counter={})",
+            "HeadingAwareChunker(max_tokens={}, overlap_tokens={}, token_counter={}, fold_headings={})",
             self.max_tokens,
             self.overlap_tokens,
-            self.counter.name()
+            self.counter.name(),
+            if self.fold_headings { "True" } else { "False" }
         )
     }
 }

@@ -35,7 +35,8 @@ def test_it_is_a_langchain_text_splitter():
     splitter = RagctlTextSplitter(max_tokens=128, overlap_tokens=16)
     assert isinstance(splitter, TextSplitter)
     texts = splitter.split_text(GUIDE)
-    assert texts[0] == "# Guide"
+    # Headings fold into the first chunk of their section by default.
+    assert texts[0].startswith("# Guide\n\nWelcome to the guide.")
     assert all(TiktokenCounter().count(t) <= 128 for t in texts)
     # The code block keeps its indentation (LangChain's header splitter strips it).
     assert any("    if ready():\n        install()" in t for t in texts)
@@ -56,15 +57,29 @@ def test_documents_carry_where_they_came_from():
         assert data[span["start"] : span["end"]].decode("utf-8") == doc.page_content
         assert GUIDE[meta["start_index"] : meta["start_index"] + len(doc.page_content)] == doc.page_content
         assert meta["token_count"] == TiktokenCounter().count(doc.page_content) <= 128
-    install = next(d for d in docs if d.page_content.startswith("Run the installer"))
+    install = next(d for d in docs if d.page_content.startswith("## Install\n\nRun the installer"))
     assert install.metadata["heading_path"] == ["Guide", "Install"]
     assert install.metadata["kind"] == "body"
     # transform_documents, what LangChain pipelines call, gives the same documents.
     assert splitter.transform_documents([source]) == docs
 
 
+def test_no_document_is_a_heading_alone_by_default():
+    docs = RagctlTextSplitter(max_tokens=128, overlap_tokens=16).create_documents([GUIDE])
+    assert docs and all(d.metadata["kind"] == "body" for d in docs)
+    assert [d.metadata["heading_path"] for d in docs[:3]] == [["Guide"], ["Guide", "Install"], ["Guide", "Use"]]
+    seed = RagctlTextSplitter(max_tokens=128, overlap_tokens=16, fold_headings=False).split_text(GUIDE)
+    assert seed[:2] == ["# Guide", "Welcome to the guide. ünïcödé and 日本語 are fine."]
+    assert sum(t.startswith("#") for t in seed) == 3 and not any(d.page_content in seed[:1] for d in docs)
+
+
+def test_the_default_overlap_is_the_library_rule():
+    assert RagctlTextSplitter()._chunk_overlap == 64
+    assert RagctlTextSplitter(max_tokens=100)._chunk_overlap == 12
+
+
 def test_headings_can_be_left_out():
-    docs = RagctlTextSplitter(include_headings=False).create_documents([GUIDE])
+    docs = RagctlTextSplitter(include_headings=False, fold_headings=False).create_documents([GUIDE])
     assert all(d.metadata["kind"] == "body" for d in docs)
     assert docs[0].metadata["heading_path"] == ["Guide"]
 
@@ -132,14 +147,16 @@ def test_the_loader_reads_every_type_with_provenance_into_the_original(tmp_path)
     [hello] = [d for d in docs if "Hello" in d.page_content]
     origin = hello.metadata["provenance"][0]
     assert b"Hello from the web." in page[origin["start"] : origin["end"]]
-    assert [d.page_content for d in RagctlLoader([tmp_path / "b.html"], include_headings=False).load()] == [
-        "Hello from the web."
-    ]
+    # Headings fold into their section's first chunk by default, as for the splitter.
+    assert [d.page_content for d in RagctlLoader([tmp_path / "b.html"]).load()] == ["# Page\n\nHello from the web."]
+    unfolded = RagctlLoader([tmp_path / "b.html"], fold_headings=False, include_headings=False).load()
+    assert [d.page_content for d in unfolded] == ["Hello from the web."]
 
 
 def test_the_splitter_reads_html_text():
     page = "<html><body><nav>Menu</nav><main><h1>Page</h1><p>Hello from the web.</p></main></body></html>"
     docs = RagctlTextSplitter(document_type="html").create_documents([page], [{"source": "p.html"}])
-    assert [d.page_content for d in docs] == ["# Page", "Hello from the web."]
-    assert docs[1].metadata["heading_path"] == ["Page"]
-    assert docs[1].metadata["provenance"][0]["kind"] == "bytes"
+    assert [d.page_content for d in docs] == ["# Page\n\nHello from the web."]
+    assert docs[0].metadata["heading_path"] == ["Page"]
+    [origin] = docs[0].metadata["provenance"]
+    assert origin["kind"] == "bytes" and "Menu" not in page[origin["start"] : origin["end"]]

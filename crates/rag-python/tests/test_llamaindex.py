@@ -31,7 +31,7 @@ Run the installer. Ünïcödé too.
 
 
 def test_nodes_are_exact_slices_with_their_place():
-    parser = RagctlNodeParser(max_tokens=64, overlap_tokens=8)
+    parser = RagctlNodeParser(max_tokens=64, overlap_tokens=8, fold_headings=False)
     assert isinstance(parser, NodeParser)
     document = Document(text=GUIDE, metadata={"file_name": "guide.md"}, id_="guide")
     nodes = parser.get_nodes_from_documents([document])
@@ -53,6 +53,16 @@ def test_nodes_are_exact_slices_with_their_place():
     assert parent.node_id == "guide#2"
     assert nodes[2].text == "## Install"
     assert nodes[1].relationships[NodeRelationship.NEXT].node_id == nodes[2].node_id
+
+
+def test_headings_fold_into_their_first_node_by_default():
+    nodes = RagctlNodeParser(max_tokens=64, overlap_tokens=8).get_nodes_from_documents([Document(text=GUIDE, id_="guide")])
+    assert nodes and all(n.metadata["kind"] == "body" for n in nodes)
+    assert nodes[0].text.startswith("# Guide\n\n")
+    install = next(n for n in nodes if n.metadata["heading_path"] == ["Guide", "Install"])
+    assert install.text.startswith("## Install\n\n")
+    assert GUIDE[install.start_char_idx : install.end_char_idx] == install.text
+    assert all(NodeRelationship.PARENT not in n.relationships for n in nodes)
 
 
 def test_it_runs_in_an_ingestion_pipeline():

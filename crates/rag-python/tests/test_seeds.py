@@ -67,9 +67,29 @@ def test_chunker_defaults_are_the_seeds():
     signature = inspect.signature(HeadingAwareChunker)
     assert [(p.name, p.default) for p in signature.parameters.values()] == [
         ("max_tokens", 512),
-        ("overlap_tokens", 64),
+        ("overlap_tokens", None),
         ("token_counter", None),
+        ("fold_headings", False),
     ]
+    # No overlap given: the library's rule, 64 or an eighth of the budget, as `ragctl chunk`'s.
+    assert HeadingAwareChunker().overlap_tokens == 64
+    assert HeadingAwareChunker(100).overlap_tokens == 12
+    assert HeadingAwareChunker(100, 30).overlap_tokens == 30
+
+
+def test_chunker_folds_headings_when_asked(ctx):
+    import pickle
+
+    from rag_chunker import HeadingAwareChunker
+
+    folded = HeadingAwareChunker(fold_headings=True)
+    assert folded.fold_headings and not HeadingAwareChunker().fold_headings
+    assert repr(folded).endswith("fold_headings=True)")
+    assert pickle.loads(pickle.dumps(folded)).fold_headings
+    chunks = folded.chunk_text_blocking(ctx, "# run\n\n## Options\n\nRun a command.\n", source_uri="run.md")
+    assert [c.content for c in chunks] == ["# run\n\n## Options\n\nRun a command."]
+    assert chunks[0].metadata == {"kind": "body", "heading_path": ["run", "Options"]}
+    assert chunks[0].parent_id is None
 
 
 def test_token_counter_snippet(ctx):

@@ -39,6 +39,10 @@ pub(crate) struct ChunkArgs {
     /// --max-tokens) [default: 64, or --max-tokens / 8 when that is smaller].
     #[arg(long, value_name = "N")]
     overlap_tokens: Option<u32>,
+    /// Fold each heading into the first body chunk of its section (the chunk starts at the heading
+    /// line) instead of giving it a chunk of its own: what a vector store wants.
+    #[arg(long)]
+    fold_headings: bool,
     /// Tokenizer that counts tokens: cl100k_base, o200k_base, or the path of a Hugging Face
     /// tokenizer.json (Llama, Mistral, Qwen, ...).
     #[arg(long, default_value = "cl100k_base", value_parser = parse_tokenizer, value_name = "NAME|FILE")]
@@ -189,9 +193,13 @@ enum Failure {
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     use clap::CommandFactory as _;
-    // The default overlap shrinks with small chunks; an overlap the user chose is checked as given.
-    let overlap_tokens = args.overlap_tokens.unwrap_or((args.max_tokens / 8).min(64));
-    if overlap_tokens >= args.max_tokens {
+    // The library's default overlap shrinks with small chunks; an overlap the user chose is
+    // checked as given.
+    let overlap_tokens = args.overlap_tokens.map_or_else(
+        || HeadingAwareChunker::default_overlap_tokens(args.max_tokens as usize),
+        |n| n as usize,
+    );
+    if overlap_tokens >= args.max_tokens as usize {
         crate::Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -232,7 +240,8 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
     let inputs = walked.inputs;
 
     let counter = args.tokenizer.counter()?;
-    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens as usize, counter)?;
+    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?
+        .with_fold_headings(args.fold_headings);
     let stdin = reads_stdin.then(|| {
         crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")
             .map_err(|err| diagnostics::error_chain(&err))

@@ -1,7 +1,7 @@
 //! `contract-report`: every contract rule against the workspace's own implementations, as a table.
 //!
 //! Runs the chunker rules against `HeadingAwareChunker` (cl100k_base and o200k_base, budgets 32/4,
-//! 128/16 and 512/64) on the repository's docs (as Markdown and as plain text), the edge-case
+//! 128/16 and 512/64, each with headings as chunks of their own and folded) on the repository's docs (as Markdown and as plain text), the edge-case
 //! fixtures and generated documents; and the packer rules against `ContextPacker` (every strategy
 //! and order, with exact and near dedup, with and without a per-document cap) on packer inputs made
 //! from the same docs, the packer edge cases and generated cases. Prints the table (rule,
@@ -134,9 +134,15 @@ fn chunker_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> 
     for encoding in ["cl100k_base", "o200k_base"] {
         let counter: Arc<dyn TokenCounter> =
             Arc::new(TiktokenCounter::new(encoding).map_err(|e| format!("tokenizer {encoding}: {e}"))?);
-        for (max, overlap) in [(32, 4), (128, 16), (512, 64)] {
-            let name = format!("HeadingAwareChunker {encoding} {max}/{overlap}");
-            let chunker = HeadingAwareChunker::new(max, overlap, Arc::clone(&counter)).map_err(|e| e.to_string())?;
+        for ((max, overlap), fold) in [(32, 4), (128, 16), (512, 64)]
+            .into_iter()
+            .flat_map(|budget| [(budget, false), (budget, true)])
+        {
+            let mode = if fold { " folded" } else { "" };
+            let name = format!("HeadingAwareChunker {encoding} {max}/{overlap}{mode}");
+            let chunker = HeadingAwareChunker::new(max, overlap, Arc::clone(&counter))
+                .map_err(|e| e.to_string())?
+                .with_fold_headings(fold);
             for (input, doc_type, bytes) in &inputs {
                 let source = SourceBytes {
                     document_id: &id,

@@ -3,13 +3,13 @@
 //!
 //! ```text
 //! rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FILE] [--threads N]
-//!          [--strategies S,S,...] [--budgets N,N,...] [--work DIR]
+//!          [--strategies S,S,...] [--budgets N,N,...] [--work DIR] [--fold-headings]
 //! ```
 //!
 //! Each corpus directory holds `docs/` (the Markdown) and `questions.jsonl`; without `--corpus`
 //! every directory under `eval/corpus/` is a corpus. For each one the harness checks every gold
 //! answer against its file, chunks `docs/` once with `ragctl chunk docs --format jsonl` (defaults,
-//! as a user would), then for every question, strategy and budget runs `ragctl pack` twice, with
+//! as a user would; `--fold-headings` adds that flag), then for every question, strategy and budget runs `ragctl pack` twice, with
 //! `--format context` (is the answer in it, how many tokens is it) and `--format json` (what was
 //! packed). Results are the same for the same binary and inputs whatever the thread count.
 //!
@@ -42,6 +42,8 @@ struct Args {
     strategies: Vec<String>,
     budgets: Vec<u64>,
     work: PathBuf,
+    /// Chunk with `ragctl chunk --fold-headings`.
+    fold_headings: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -54,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
         strategies: ["greedy", "knapsack", "optimal"].map(String::from).to_vec(),
         budgets: vec![500, 1000, 2000],
         work: PathBuf::from("target/eval"),
+        fold_headings: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -77,6 +80,7 @@ fn parse_args() -> Result<Args, String> {
                     .collect::<Result<_, _>>()?
             }
             "--work" => args.work = value("--work")?.into(),
+            "--fold-headings" => args.fold_headings = true,
             "-h" | "--help" => {
                 println!("{}", USAGE);
                 std::process::exit(0);
@@ -101,6 +105,7 @@ fn parse_args() -> Result<Args, String> {
 const USAGE: &str = "\
 usage: rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FILE] [--threads N]
                 [--strategies greedy,knapsack,optimal] [--budgets 500,1000,2000] [--work DIR]
+                [--fold-headings]
 
   --ragctl PATH     the ragctl binary to evaluate (default target/release/ragctl)
   --corpus DIR      a corpus: DIR/docs/ is chunked, DIR/questions.jsonl asked (default: every
@@ -108,7 +113,9 @@ usage: rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FIL
   --questions FILE  another question file for the one --corpus
   --json FILE       also write every question's raw results (what was packed, answered or not)
   --threads N       pack invocations run at once (default 2)
-  --work DIR        where the chunks are written (default target/eval)";
+  --work DIR        where the chunks are written (default target/eval)
+  --fold-headings   chunk with `ragctl chunk --fold-headings` (headings fold into their
+                    section's first body chunk)";
 
 /// The directories of `root`, sorted by name.
 fn corpus_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
@@ -341,11 +348,13 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
     let work = args.work.join(&name);
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let chunks_file = std::path::absolute(work.join("chunks.jsonl")).map_err(|e| format!("{}: {e}", work.display()))?;
-    eprintln!("{name}: ragctl chunk docs --format jsonl");
+    let fold: &[&str] = if args.fold_headings { &["--fold-headings"] } else { &[] };
+    eprintln!("{name}: ragctl chunk docs --format jsonl {}", fold.join(" "));
     let jsonl = run(
         Command::new(&args.ragctl)
             .current_dir(dir)
-            .args(["chunk", "docs", "--format", "jsonl"]),
+            .args(["chunk", "docs", "--format", "jsonl"])
+            .args(fold),
         &format!("{name}: ragctl chunk"),
     )?;
     std::fs::write(&chunks_file, &jsonl).map_err(|e| format!("{}: {e}", chunks_file.display()))?;

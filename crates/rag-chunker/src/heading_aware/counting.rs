@@ -1,12 +1,80 @@
-//! Counting: what the chunker hands the tokenizer, and how a chunk's exact count is put together
-//! from the counts of its units instead of counting the chunk again.
+//! Counting: what the chunker hands the tokenizer, the counted stretch of text everything else is
+//! built from, and how a chunk's exact count is put together from the counts of its stretches
+//! instead of counting the chunk again.
 
 use std::ops::Range;
 
 use rag_core::{ChunkError, DocumentId, TokenCounter};
 
-use super::overlap::Overlap;
-use super::units::Unit;
+/// A stretch of text with an exact token count: a unit packing never cuts, or the overlap a chunk
+/// starts with (the tail of the previous chunk).
+///
+/// `tokens` is the exact count of `start..until`: of the stretch alone when `until == end`, or of
+/// the stretch and the whitespace after it, up to the next stretch's start, when that start is a
+/// line start the counter splits at (see [`TokenCounter::splits_at_line_starts`]). Such a count
+/// adds up exactly with the counts after it, so a chunk made of such stretches needs no recount;
+/// only its last one must then be counted alone.
+///
+/// [`TokenCounter::splits_at_line_starts`]: rag_core::TokenCounter::splits_at_line_starts
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stretch {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) until: usize,
+    pub(super) tokens: usize,
+    pub(super) place: Place,
+}
+
+/// Where a stretch lies in the document's structure: what its start is, and whether it is code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Place {
+    pub(super) starts: Boundary,
+    /// Code has lines, not sentences; a chunk may start at a line inside a code block only where
+    /// it continues that block anyway, since anywhere else it would cut a fence.
+    pub(super) code: bool,
+}
+
+/// What a position is in the structure of its block, from the best start of a chunk to the worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Boundary {
+    /// The start of a block.
+    Block,
+    /// The start of a sentence (soft line breaks read as spaces).
+    Sentence,
+    /// The start of a line that is not a sentence start (a wrapped line of prose, a line of code).
+    Line,
+    /// None of these: a word or character inside a line, where a hard split cut.
+    Inside,
+}
+
+impl Place {
+    /// A place that starts at `starts`, in code or not.
+    pub(super) fn new(starts: Boundary, code: bool) -> Self {
+        Self { starts, code }
+    }
+}
+
+impl Stretch {
+    /// A stretch counted alone.
+    pub(super) fn alone(start: usize, end: usize, tokens: usize, place: Place) -> Self {
+        Self {
+            start,
+            end,
+            until: end,
+            tokens,
+            place,
+        }
+    }
+
+    /// The count of the stretch without the whitespace after it.
+    pub(super) fn tokens_alone(&self, counting: &Counting<'_>) -> Result<usize, ChunkError> {
+        if self.until == self.end {
+            Ok(self.tokens)
+        } else {
+            counting.count(self.start..self.end)
+        }
+    }
+}
 
 /// Never hand the tokenizer more than this many bytes at once (or 16 bytes per token of budget,
 /// if that is more): BPE merging is superlinear in the length of one pre-token piece, and a
@@ -102,8 +170,8 @@ impl<'a> Counting<'a> {
     pub(super) fn chunk_tokens(
         &self,
         start: usize,
-        units: &[Unit],
-        overlap: Option<Overlap>,
+        units: &[Stretch],
+        overlap: Option<Stretch>,
     ) -> Result<usize, ChunkError> {
         let Some(last) = units.last() else {
             return Ok(0);

@@ -6,8 +6,12 @@
 //! - `sections`: the heading stack, body units gathered into the pending chunk, flushes;
 //! - `units`: a block cut into the units packing never cuts (the block, its sentences or lines,
 //!   hard-split pieces that fit the budget);
-//! - `counting`: what the tokenizer is handed, and a chunk's exact count summed from its units;
+//! - `counting`: what the tokenizer is handed, the counted stretch of text (`Stretch`) that units
+//!   and overlaps both are, and a chunk's exact count summed from its stretches;
 //! - `overlap`: the tail of a flushed chunk that starts the next one of its section.
+//!
+//! The modules depend on each other in one direction only: `counting` on none of them, `units`
+//! and `overlap` on `counting`, `sections` on all three.
 //!
 //! Cost model: every piece of text is counted a bounded number of times, never as a growing
 //! buffer. Each block is counted once as a unit (an oversize block once more as sentences or lines,
@@ -28,7 +32,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rag_core::{
-    BlockType, Chunk, ChunkError, Chunker, Document, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
+    BlockType, Chunk, ChunkError, Chunker, Health, ParsedDocument, RequestContext, TokenCounter, async_trait,
 };
 use rag_tokens::TiktokenCounter;
 
@@ -48,9 +52,11 @@ use crate::sentence::trim_range;
 ///   ancestors (not itself).
 /// - A chunk's content is exactly the source text of its span, and its `token_count` the exact
 ///   count of that content; no chunk exceeds `max_tokens`.
-/// - The next body chunk of a section starts about `overlap_tokens` before the previous one ended,
-///   at a sentence or word boundary; overlap counts inside `max_tokens` and never reaches back
-///   over a heading.
+/// - The next body chunk of a section starts with the longest tail of the previous one, within
+///   `overlap_tokens`, that begins at a block or sentence start (a wrapped line, or inside a
+///   hard-split sentence a word, only when none fits; never inside a code block the next chunk
+///   does not continue, and no overlap when no start fits); overlap counts inside `max_tokens` and
+///   never reaches back over a heading.
 /// - Oversize blocks split on sentences (code on lines), then by token count at a character
 ///   boundary (a word boundary where there is one). An oversize heading's first piece is the
 ///   heading chunk; the rest become body text of its section.
@@ -78,6 +84,7 @@ pub struct HeadingAwareChunker {
     max_tokens: usize,
     overlap_tokens: usize,
     counter: Arc<dyn TokenCounter>,
+    fold_headings: bool,
 }
 
 impl std::fmt::Debug for HeadingAwareChunker {
@@ -86,6 +93,7 @@ impl std::fmt::Debug for HeadingAwareChunker {
             .field("max_tokens", &self.max_tokens)
             .field("overlap_tokens", &self.overlap_tokens)
             .field("counter", &self.counter.name())
+            .field("fold_headings", &self.fold_headings)
             .finish()
     }
 }
@@ -107,6 +115,7 @@ impl Default for HeadingAwareChunker {
             max_tokens: Self::DEFAULT_MAX_TOKENS,
             overlap_tokens: Self::DEFAULT_OVERLAP_TOKENS,
             counter: Arc::new(TiktokenCounter::cl100k()),
+            fold_headings: false,
         }
     }
 }
@@ -115,13 +124,36 @@ impl HeadingAwareChunker {
     /// The budget of [`HeadingAwareChunker::default`].
     pub const DEFAULT_MAX_TOKENS: usize = 512;
 
-    /// The overlap of [`HeadingAwareChunker::default`].
-    pub const DEFAULT_OVERLAP_TOKENS: usize = 64;
+    /// The overlap of [`HeadingAwareChunker::default`]: [`default_overlap_tokens`] of
+    /// [`DEFAULT_MAX_TOKENS`](Self::DEFAULT_MAX_TOKENS).
+    ///
+    /// [`default_overlap_tokens`]: Self::default_overlap_tokens
+    pub const DEFAULT_OVERLAP_TOKENS: usize = Self::default_overlap_tokens(Self::DEFAULT_MAX_TOKENS);
+
+    /// The overlap that goes with a budget of `max_tokens` when none is chosen: 64 tokens, or an
+    /// eighth of the budget when that is smaller, so that a small budget keeps most of each chunk
+    /// for new text (and any budget of at least 1 is valid with it).
+    ///
+    /// The one default of the project: `ragctl chunk` without `--overlap-tokens` and
+    /// [`with_max_tokens`](Self::with_max_tokens) use it.
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(512), 64);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(2048), 64);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(100), 12);
+    /// assert_eq!(HeadingAwareChunker::default_overlap_tokens(7), 0);
+    /// ```
+    pub const fn default_overlap_tokens(max_tokens: usize) -> usize {
+        let eighth = max_tokens / 8;
+        if eighth < 64 { eighth } else { 64 }
+    }
 
     /// The most characters of a title in `metadata.heading_path`: a longer title keeps its first
     /// characters and ends with `…`, that many characters in all. Every chunk of a section repeats
     /// its headings' titles, so this bound keeps output linear in the input (see
-    /// [`max_json_overhead`](Self::max_json_overhead)); the heading's own chunk keeps its full text.
+    /// the chunker's reference, "Output size"); the heading's own chunk keeps its full text.
     pub const MAX_PATH_TITLE_CHARS: usize = 200;
 
     /// A chunker with a budget of `max_tokens` per chunk, of which about `overlap_tokens` may repeat
@@ -171,9 +203,61 @@ impl HeadingAwareChunker {
         })
     }
 
+    /// This chunker with a budget of `max_tokens` per chunk (at least 1) and the overlap that goes
+    /// with it, [`default_overlap_tokens(max_tokens)`](Self::default_overlap_tokens).
+    ///
+    /// ```
+    /// use rag_chunker::HeadingAwareChunker;
+    ///
+    /// let chunker = HeadingAwareChunker::default().with_max_tokens(100)?;
+    /// assert_eq!((chunker.max_tokens(), chunker.overlap_tokens()), (100, 12));
+    /// # Ok::<(), rag_core::ChunkError>(())
+    /// ```
+    pub fn with_max_tokens(self, max_tokens: usize) -> Result<Self, ChunkError> {
+        self.with_budget(max_tokens, Self::default_overlap_tokens(max_tokens))
+    }
+
     /// This chunker counting with `counter` instead.
     pub fn with_counter(self, counter: Arc<dyn TokenCounter>) -> Self {
         Self { counter, ..self }
+    }
+
+    /// This chunker folding each heading into the first body chunk of its section (`true`), or
+    /// giving each heading a chunk of its own (`false`, the default).
+    ///
+    /// Folded, a chunk's span starts at the heading line, so `content` stays an exact slice of the
+    /// text and a vector store gets the heading with the text under it instead of a chunk that
+    /// is a heading alone. A heading with no body before a deeper heading (`# run` directly
+    /// followed by `## Options`) folds into the same chunk as that heading: every heading a chunk
+    /// holds is on its `heading_path`. A heading stays a chunk of its own (`kind: "heading"`) only
+    /// where it cannot fold: its section is empty (the next heading is not deeper, or the document
+    /// ends), or it and the first unit of its body do not fit within `max_tokens` together. No
+    /// chunk has a `parent_id` in this mode, since no heading chunk exists to point at in
+    /// general; `heading_path` carries the structure.
+    ///
+    /// ```
+    /// use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
+    /// use rag_core::{RequestContext, SourceBytes};
+    ///
+    /// let ctx = RequestContext::local("acme");
+    /// let text = b"# run\n\n## Options\n\nRun a command.\n";
+    /// let source = SourceBytes { document_id: &"d".into(), corpus_id: &"c".into(), source_uri: "d.md", bytes: text };
+    /// let parsed = parse_document(&ctx, DocumentType::Markdown, source)?;
+    /// let chunks = HeadingAwareChunker::default().with_fold_headings(true).chunk_document(&ctx, &parsed)?;
+    /// assert_eq!(chunks.len(), 1);
+    /// assert_eq!(chunks[0].content(), Some("# run\n\n## Options\n\nRun a command."));
+    /// assert_eq!(chunks[0].metadata["heading_path"], serde_json::json!(["run", "Options"]));
+    /// assert_eq!(chunks[0].parent_id, None);
+    /// # Ok::<(), rag_core::Error>(())
+    /// ```
+    pub fn with_fold_headings(self, fold_headings: bool) -> Self {
+        Self { fold_headings, ..self }
+    }
+
+    /// Whether headings fold into the first body chunk of their section (see
+    /// [`with_fold_headings`](Self::with_fold_headings)).
+    pub fn fold_headings(&self) -> bool {
+        self.fold_headings
     }
 
     /// The most tokens a chunk may have.
@@ -189,50 +273,6 @@ impl HeadingAwareChunker {
     /// The tokenizer budgets and `token_count`s are in.
     pub fn counter(&self) -> &Arc<dyn TokenCounter> {
         &self.counter
-    }
-
-    /// The most times one byte of a document's text appears in the contents of its chunks: once,
-    /// plus, with overlap, in the chunks whose overlap repeats it, `overlap_tokens + 2` in all at
-    /// most (each later chunk adds at least one unit to what the next overlap must hold).
-    ///
-    /// With [`max_json_overhead`](Self::max_json_overhead) it bounds the JSON of a document's
-    /// chunks linearly in its text: at most `6 * max_repetition() * text.len() +
-    /// max_json_overhead(..) * chunks` bytes (6: the longest JSON escape of one byte, `\u001f`),
-    /// with never more chunks than non-whitespace bytes.
-    pub fn max_repetition(&self) -> usize {
-        if self.overlap_tokens == 0 {
-            1
-        } else {
-            self.overlap_tokens + 2
-        }
-    }
-
-    /// The most bytes a chunk of `document`, chunked in `ctx`, takes as JSON beyond its escaped
-    /// content: the field names, numbers, ids, source URI, tenant, ACL labels, tokenizer name and
-    /// metadata, the `heading_path` of at most six titles of at most
-    /// [`MAX_PATH_TITLE_CHARS`](Self::MAX_PATH_TITLE_CHARS) characters included. Strings are
-    /// counted at 6 bytes per byte (or per character of a title), their longest JSON escape.
-    ///
-    /// ```
-    /// use rag_chunker::HeadingAwareChunker;
-    /// use rag_core::{Document, RequestContext};
-    ///
-    /// let document = Document { id: "doc".into(), corpus_id: "c".into(), source_uri: "a.md".into(), text: String::new() };
-    /// let chunker = HeadingAwareChunker::default();
-    /// assert!(chunker.max_json_overhead(&RequestContext::local("acme"), &document) < 10_000);
-    /// ```
-    pub fn max_json_overhead(&self, ctx: &RequestContext, document: &Document) -> usize {
-        // Field names, punctuation, `kind` and six numbers of at most 20 digits: about 400 bytes.
-        const FIXED: usize = 1024;
-        let heading_path = 2 + 6 * (6 * Self::MAX_PATH_TITLE_CHARS + 3);
-        let labels: usize = ctx.principal.acl_labels.iter().map(|label| label.len() + 3).sum();
-        // The document id is in `id`, `document_id` and `parent_id`.
-        let strings = 3 * document.id.as_str().len()
-            + document.source_uri.len()
-            + ctx.tenant_id.as_str().len()
-            + labels
-            + self.counter.name().len();
-        FIXED + heading_path + 6 * strings
     }
 
     /// Chunks one parsed document; an empty document gives no chunks.
@@ -282,7 +322,7 @@ impl HeadingAwareChunker {
         validate_blocks(parsed)?;
         let document = &parsed.document;
         let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
-        let mut run = Run::new(counting, self.overlap_tokens, ctx, parsed, sink);
+        let mut run = Run::new(counting, self, ctx, parsed, sink);
         let blocks: Vec<(usize, Range<usize>)> = parsed
             .blocks
             .iter()
@@ -315,7 +355,7 @@ impl HeadingAwareChunker {
                 run.body(range, split, next)?;
             }
         }
-        run.end_section()?;
+        run.finish()?;
         tracing::debug!(chunks = run.emitted() as i64, "chunked");
         Ok(())
     }

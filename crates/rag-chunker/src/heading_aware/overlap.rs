@@ -1,74 +1,223 @@
-//! Overlap: the tail of a flushed body chunk that starts the next chunk of the same section.
+//! Overlap: the tail of a flushed body chunk that starts the next chunk of the same section, cut at
+//! the best boundary the tail offers.
+
+use std::ops::Range;
 
 use rag_core::ChunkError;
 
-use super::counting::Counting;
-use super::units::Unit;
-use crate::sentence::{ceil_boundary, floor_boundary, overlap_boundary};
+use super::counting::{Boundary, Counting, Place, Stretch};
+use crate::sentence::{ceil_boundary, line_starts, nested_fences, sentence_starts, word_starts};
 
-/// The start of a body chunk taken from the end of the previous one, with the exact token count
-/// of `start..until` (the tail, and the whitespace after it when the next unit starts a line).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Overlap {
+/// The flushed chunk an overlap is taken from, and the unit the next chunk starts with.
+pub(super) struct Flushed<'a> {
+    /// Where the chunk starts (at its own overlap, if it has one).
     pub(super) start: usize,
-    pub(super) until: usize,
+    pub(super) end: usize,
     pub(super) tokens: usize,
+    /// The chunk's units; the overlap is taken from them, never from the chunk's own overlap, and
+    /// only from those at or after `floor` (the end of a heading folded into the chunk).
+    pub(super) units: &'a [Stretch],
+    pub(super) floor: usize,
+    /// The first unit of the next chunk.
+    pub(super) next: Stretch,
 }
 
-/// About `want` tokens from the end of the chunk `start..end` (which has `tokens` tokens), starting
-/// at a sentence or word boundary (a character boundary inside an unbroken word), strictly after
-/// `start`.
+/// A place the overlap may start at, and how good a start it is.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    at: usize,
+    place: Place,
+}
+
+/// The largest tail of the flushed chunk within `want` tokens that starts at the best boundary it
+/// has, if any.
 ///
-/// The byte length to take back is guessed from the chunk's own bytes per token, and the guess is
-/// counted (the tail only, never the chunk); a tail over the target is shortened by the same
-/// ratio, a few times at most.
+/// Starts are taken in this order of preference, the longest tail that fits within each:
+/// 1. a block start or a sentence start (soft line breaks read as spaces); inside a code block,
+///    only where the next chunk continues that block, a line start;
+/// 2. the start of a wrapped line of prose;
+/// 3. only when the next chunk itself starts inside a line (a hard-split sentence longer than the
+///    budget continues), the start of a word.
 ///
-/// When `next`, the start of the next chunk's first unit, starts a line the counter splits at, the
-/// tail is counted up to it, so that the next chunk can add that count to its units'.
-pub(super) fn tail(
-    counting: &Counting<'_>,
-    want: usize,
-    start: usize,
-    end: usize,
-    tokens: usize,
-    next: usize,
-) -> Result<Option<Overlap>, ChunkError> {
-    let text = counting.text;
-    let until = if next >= end && counting.splits_at(next) {
-        next
+/// Never inside a code block the next chunk does not continue (or a fence nested in a list item
+/// or quote), so an overlap never starts with a closing fence or opens a block it does not close.
+/// With no start of an allowed kind whose tail fits, there is no overlap.
+///
+/// Only the tail's window (about twice `want` tokens at the chunk's bytes per token) is searched,
+/// and counts are of tails only, starting from the one the chunk's bytes per token suggest. When the next chunk's first unit
+/// starts a line the counter splits at, the tail is counted up to it, so that the next chunk can
+/// add that count to its units'.
+pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) -> Result<Option<Stretch>, ChunkError> {
+    let end = flushed.end;
+    let next = flushed.next;
+    let until = if next.start >= end && counting.splits_at(next.start) {
+        next.start
     } else {
         end
     };
-    let len = end.saturating_sub(start);
-    if len < 2 {
+    let len = end.saturating_sub(flushed.start);
+    if want == 0 || len < 2 {
         return Ok(None);
     }
-    let mut take = ((len as f64 / tokens.max(1) as f64) * want as f64).ceil() as usize;
-    for _ in 0..3 {
-        // Never the whole chunk: the next one must move forward.
-        take = take.max(1).min(len - 1);
-        let from = ceil_boundary(text, end - take);
-        if from <= start || from >= end {
-            return Ok(None);
-        }
-        let lo = floor_boundary(text, from.saturating_sub(take + 64).max(start));
-        let midpoint = from + (end - from) / 2;
-        let boundary = overlap_boundary(text, lo, from, midpoint, end).unwrap_or(from);
-        let boundary = ceil_boundary(text, boundary);
-        if boundary <= start || boundary >= end {
-            return Ok(None);
-        }
-        let counted = counting.count(boundary..until)?;
-        if counted <= want {
-            return Ok(Some(Overlap {
-                start: boundary,
+    let bytes_per_token = len as f64 / flushed.tokens.max(1) as f64;
+    let window = (bytes_per_token * want as f64 * 2.0).ceil() as usize + 64;
+    let lo = ceil_boundary(
+        counting.text,
+        end.saturating_sub(window).max(flushed.floor).max(flushed.start + 1),
+    );
+    let candidates = candidates(counting.text, flushed, lo);
+    let ranks: &[&[Boundary]] = &[
+        &[Boundary::Block, Boundary::Sentence],
+        &[Boundary::Line],
+        &[Boundary::Inside],
+    ];
+    for rank in ranks {
+        let of_rank: Vec<Candidate> = candidates
+            .iter()
+            .copied()
+            .filter(|c| rank.contains(&tier(c.place)))
+            .collect();
+        if let Some((candidate, tokens)) = longest_fitting(counting, &of_rank, until, want, bytes_per_token)? {
+            return Ok(Some(Stretch {
+                start: candidate.at,
+                end,
                 until,
-                tokens: counted,
+                tokens,
+                place: candidate.place,
             }));
         }
-        take = ((end - boundary) as f64 * want as f64 / counted as f64 * 0.9) as usize;
     }
     Ok(None)
+}
+
+/// The kind a candidate is ranked as: a line start in code ranks with sentence starts (code has
+/// lines, not sentences; only lines of a block the next chunk continues are candidates at all).
+fn tier(place: Place) -> Boundary {
+    if place.code && place.starts == Boundary::Line {
+        Boundary::Sentence
+    } else {
+        place.starts
+    }
+}
+
+/// The first candidate (the longest tail) of `candidates`, in order of position, whose tail
+/// `at..until` has at most `want` tokens, and that count. Assumes a longer tail never has fewer
+/// tokens (it may, rarely, with BPE: then a shorter tail than possible is taken, never one over).
+///
+/// The search starts at the candidate whose tail the chunk's bytes per token put just within
+/// `want`, and walks from there: usually one or two counts of about `want` tokens settle it. A
+/// longer tail is not counted when those bytes per token put it over 1.5 times `want`. After a
+/// few steps without reaching the boundary, the search bisects what is left.
+fn longest_fitting(
+    counting: &Counting<'_>,
+    candidates: &[Candidate],
+    until: usize,
+    want: usize,
+    bytes_per_token: f64,
+) -> Result<Option<(Candidate, usize)>, ChunkError> {
+    const WALK: usize = 3;
+    const LONGER: f64 = 1.5;
+    let estimate = |c: &Candidate| (until - c.at) as f64 / bytes_per_token;
+    let mut probe = candidates
+        .iter()
+        .position(|c| estimate(c) <= want as f64)
+        .unwrap_or(candidates.len().saturating_sub(1));
+    // Every candidate before `lo` has a tail over `want`; `fit` is the first known to fit.
+    let mut lo = 0usize;
+    let mut fit: Option<(usize, usize)> = None;
+    for step in 0.. {
+        let end = fit.map_or(candidates.len(), |(i, _)| i);
+        if lo >= end {
+            break;
+        }
+        if step > 0 {
+            probe = match fit {
+                // A longer tail the chunk's bytes per token put far over `want` is not counted.
+                Some((i, _)) if estimate(&candidates[i - 1]) > want as f64 * LONGER => break,
+                Some((i, _)) if step <= WALK => i - 1,
+                _ if step <= WALK => lo,
+                _ => lo + (end - lo) / 2,
+            };
+        }
+        let tokens = counting.count(candidates[probe].at..until)?;
+        if tokens <= want {
+            fit = Some((probe, tokens));
+        } else {
+            lo = probe + 1;
+        }
+    }
+    Ok(fit.map(|(i, tokens)| (candidates[i], tokens)))
+}
+
+/// Every allowed start in `lo..end` of the flushed chunk's units, in order of position, each once
+/// with its best kind.
+fn candidates(text: &str, flushed: &Flushed<'_>, lo: usize) -> Vec<Candidate> {
+    let next = flushed.next;
+    let continues_code = next.place.code && next.place.starts != Boundary::Block;
+    // The units of the code block the next chunk continues: the trailing run of code lines, and
+    // the unit that starts the block.
+    let continued_from = if continues_code {
+        let run = flushed
+            .units
+            .iter()
+            .rev()
+            .take_while(|u| u.place.code && u.place.starts != Boundary::Block)
+            .count();
+        flushed.units.len() - (run + 1).min(flushed.units.len())
+    } else {
+        flushed.units.len()
+    };
+    let words_allowed = next.place.starts == Boundary::Inside;
+    let mut out: Vec<Candidate> = Vec::new();
+    for (i, unit) in flushed.units.iter().enumerate() {
+        if unit.end <= lo || unit.start < flushed.floor {
+            continue;
+        }
+        let allowed = match unit.place.starts {
+            Boundary::Block => true,
+            _ if unit.place.code && i < continued_from => false,
+            Boundary::Inside => words_allowed,
+            Boundary::Sentence | Boundary::Line => true,
+        };
+        if allowed && unit.start >= lo {
+            out.push(Candidate {
+                at: unit.start,
+                place: unit.place,
+            });
+        }
+        if !unit.place.code {
+            inner_candidates(text, unit.start..unit.end, lo, words_allowed, &mut out);
+        }
+    }
+    out.sort_by_key(|c| (c.at, c.place.starts));
+    out.dedup_by_key(|c| c.at);
+    out
+}
+
+/// The sentence, line and (if `words`) word starts strictly inside the prose unit `unit`, at or
+/// after `lo`, outside fences nested in it.
+fn inner_candidates(text: &str, unit: Range<usize>, lo: usize, words: bool, out: &mut Vec<Candidate>) {
+    let fences = nested_fences(text, unit.clone());
+    let inside_fence = |at: usize| fences.iter().any(|f| f.start < at && at <= f.end);
+    let mut push = |at: usize, starts: Boundary| {
+        if at > unit.start && at >= lo && !inside_fence(at) {
+            out.push(Candidate {
+                at,
+                place: Place::new(starts, false),
+            });
+        }
+    };
+    for at in sentence_starts(text, unit.clone()) {
+        push(at, Boundary::Sentence);
+    }
+    for at in line_starts(text, unit.clone()) {
+        push(at, Boundary::Line);
+    }
+    if words {
+        for at in word_starts(text, lo.max(unit.start)..unit.end) {
+            push(at, Boundary::Inside);
+        }
+    }
 }
 
 /// The tokens of a chunk that starts with `overlap` and then `unit`, if the overlap can start it:
@@ -76,8 +225,8 @@ pub(super) fn tail(
 /// and fit within the budget together with it.
 pub(super) fn tokens_behind(
     counting: &Counting<'_>,
-    overlap: Overlap,
-    unit: Unit,
+    overlap: Stretch,
+    unit: Stretch,
 ) -> Result<Option<usize>, ChunkError> {
     if overlap.start >= unit.start {
         return Ok(None);

@@ -9,9 +9,9 @@ use rag_core::{Chunk, ChunkError, ChunkId, Document, ParsedDocument, Rendition, 
 use serde_json::{Map, Value, json};
 
 use super::HeadingAwareChunker;
-use super::counting::Counting;
-use super::overlap::{self, Overlap};
-use super::units::{Split, Unit, UnitSplitter};
+use super::counting::{Counting, Stretch};
+use super::overlap::{self, Flushed};
+use super::units::{Split, UnitSplitter};
 
 /// The state of chunking one document.
 pub(super) struct Run<'a> {
@@ -23,24 +23,41 @@ pub(super) struct Run<'a> {
     headings: Vec<OpenHeading>,
     pending: Pending,
     /// The tail of the last flushed chunk, offered to the next chunk of the same section.
-    offered: Option<Overlap>,
+    offered: Option<Stretch>,
+    /// Whether headings fold into the first body chunk of their section.
+    fold: bool,
+    /// In fold mode, the headings waiting for the first body unit of their section, outermost
+    /// first, each deeper than the one before.
+    held: Vec<Held>,
 }
 
-/// An open heading: its level, its chunk, its title as `heading_path` carries it.
+/// An open heading: its level, its chunk (none in fold mode), its title as `heading_path`
+/// carries it.
 struct OpenHeading {
     level: u8,
-    id: ChunkId,
+    id: Option<ChunkId>,
     title: String,
+}
+
+/// A heading held to fold into the next body chunk: its text (the first piece, if it was split),
+/// its level, and the `heading_path` it gets if it has to be a chunk of its own after all.
+#[derive(Debug, Clone)]
+struct Held {
+    unit: Stretch,
+    level: u8,
+    path: Value,
 }
 
 /// The body chunk being built.
 #[derive(Default)]
 struct Pending {
-    units: Vec<Unit>,
+    units: Vec<Stretch>,
     /// The estimate of the chunk's tokens, its overlap included.
     tokens: usize,
     /// The overlap the chunk starts with.
-    overlap: Option<Overlap>,
+    overlap: Option<Stretch>,
+    /// The held headings folded into the chunk: its first units.
+    folded: Vec<Held>,
 }
 
 impl Pending {
@@ -49,6 +66,7 @@ impl Pending {
         self.units.clear();
         self.tokens = 0;
         self.overlap = None;
+        self.folded.clear();
     }
 }
 
@@ -57,15 +75,15 @@ impl Pending {
 enum Flush {
     /// A heading or the end of the document follows: no tail is offered.
     SectionEnd,
-    /// The unit that starts at `next_unit` did not fit: the chunk's tail is offered to the next
-    /// chunk, which that unit starts.
-    Full { next_unit: usize },
+    /// The unit `next` did not fit: the chunk's tail is offered to the next chunk, which that
+    /// unit starts.
+    Full { next: Stretch },
 }
 
 impl<'a> Run<'a> {
     pub(super) fn new(
         counting: Counting<'a>,
-        overlap_tokens: usize,
+        chunker: &HeadingAwareChunker,
         ctx: &'a RequestContext,
         parsed: &'a ParsedDocument,
         sink: &'a mut dyn FnMut(Chunk),
@@ -74,7 +92,7 @@ impl<'a> Run<'a> {
         Self {
             counting,
             splitter: UnitSplitter::new(),
-            overlap_tokens,
+            overlap_tokens: chunker.overlap_tokens(),
             emitter: Emitter {
                 ctx,
                 document: &parsed.document,
@@ -86,6 +104,8 @@ impl<'a> Run<'a> {
             headings: Vec::new(),
             pending: Pending::default(),
             offered: None,
+            fold: chunker.fold_headings(),
+            held: Vec::new(),
         }
     }
 
@@ -97,11 +117,13 @@ impl<'a> Run<'a> {
     /// A heading: closes the section before it, opens its own.
     pub(super) fn heading(&mut self, level: u8, title: &str, range: Range<usize>) -> Result<(), ChunkError> {
         self.end_section()?;
-        while self.headings.last().is_some_and(|top| top.level >= level) {
-            self.headings.pop();
+        // A held heading this one is not deeper than has an empty section: nothing to fold into.
+        if self.held.last().is_some_and(|held| held.level >= level) {
+            self.emit_held()?;
         }
-        let parent = self.headings.last().map(|top| top.id.clone());
-        let path = self.heading_path();
+        self.close_headings(level);
+        let parent = self.headings.last().and_then(|top| top.id.clone());
+        let path = self.heading_path(self.headings.len());
         let mut units = self
             .splitter
             .units(&self.counting, range, Split::Sentences, None)?
@@ -109,13 +131,16 @@ impl<'a> Run<'a> {
         let Some(first) = units.next() else {
             return Ok(());
         };
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("heading"));
-        metadata.insert("level".into(), json!(level));
-        metadata.insert("heading_path".into(), path);
-        // The heading chunk ends here: its count must be of the piece alone.
-        let tokens = first.tokens_alone(&self.counting)?;
-        let id = self.emitter.emit(first.start..first.end, tokens, parent, metadata);
+        let id = if self.fold {
+            self.held.push(Held {
+                unit: first,
+                level,
+                path,
+            });
+            None
+        } else {
+            Some(self.emit_heading(first, level, path, parent)?)
+        };
         self.headings.push(OpenHeading {
             level,
             id,
@@ -129,6 +154,44 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Emits the chunk of a heading (its first piece, if it was split): its count must be of the
+    /// piece alone, since the chunk ends there.
+    fn emit_heading(
+        &mut self,
+        first: Stretch,
+        level: u8,
+        path: Value,
+        parent: Option<ChunkId>,
+    ) -> Result<ChunkId, ChunkError> {
+        let mut metadata = Map::new();
+        metadata.insert("kind".into(), json!("heading"));
+        metadata.insert("level".into(), json!(level));
+        metadata.insert("heading_path".into(), path);
+        let tokens = first.tokens_alone(&self.counting)?;
+        Ok(self.emitter.emit(first.start..first.end, tokens, parent, metadata))
+    }
+
+    /// Emits every held heading as a chunk of its own: they cannot fold.
+    fn emit_held(&mut self) -> Result<(), ChunkError> {
+        for held in std::mem::take(&mut self.held) {
+            self.emit_heading(held.unit, held.level, held.path, None)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the document: flushes the pending chunk, and emits any heading still held.
+    pub(super) fn finish(&mut self) -> Result<(), ChunkError> {
+        self.end_section()?;
+        self.emit_held()
+    }
+
+    /// Pops the headings that a heading of `level` closes: those of its level or deeper.
+    fn close_headings(&mut self, level: u8) {
+        while self.headings.last().is_some_and(|top| top.level >= level) {
+            self.headings.pop();
+        }
+    }
+
     /// A body block: its units join the pending chunk. `next` is where the next block starts, if
     /// it is a body block of the same section.
     pub(super) fn body(&mut self, range: Range<usize>, split: Split, next: Option<usize>) -> Result<(), ChunkError> {
@@ -138,8 +201,14 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn heading_path(&self) -> Value {
-        Value::Array(self.headings.iter().map(|h| Value::from(h.title.as_str())).collect())
+    /// The titles of the first `depth` open headings.
+    fn heading_path(&self, depth: usize) -> Value {
+        Value::Array(
+            self.headings[..depth.min(self.headings.len())]
+                .iter()
+                .map(|h| Value::from(h.title.as_str()))
+                .collect(),
+        )
     }
 
     /// Flushes the pending body chunk: a heading or the end of the document follows, so no tail
@@ -158,11 +227,15 @@ impl<'a> Run<'a> {
     }
 
     /// Adds a body unit to the pending chunk, flushing first when it would not fit.
-    fn add(&mut self, unit: Unit) -> Result<(), ChunkError> {
+    fn add(&mut self, unit: Stretch) -> Result<(), ChunkError> {
         let mut queue = VecDeque::from([unit]);
         while let Some(unit) = queue.pop_front() {
             let Some(last) = self.pending.units.last() else {
-                self.start_chunk(unit)?;
+                if self.held.is_empty() {
+                    self.start_chunk(unit)?;
+                } else {
+                    self.start_folded(unit)?;
+                }
                 continue;
             };
             let grown = self.pending.tokens + self.counting.gap_tokens(last.until, unit.start)? + unit.tokens;
@@ -171,7 +244,7 @@ impl<'a> Run<'a> {
                 self.pending.tokens = grown;
                 continue;
             }
-            let returned = self.flush(Flush::Full { next_unit: unit.start })?;
+            let returned = self.flush(Flush::Full { next: unit })?;
             queue.push_front(unit);
             for unit in returned.into_iter().rev() {
                 queue.push_front(unit);
@@ -181,7 +254,7 @@ impl<'a> Run<'a> {
     }
 
     /// Starts a chunk with `unit`, behind the offered overlap if both fit together.
-    fn start_chunk(&mut self, unit: Unit) -> Result<(), ChunkError> {
+    fn start_chunk(&mut self, unit: Stretch) -> Result<(), ChunkError> {
         let behind = match self.offered.take() {
             Some(o) => overlap::tokens_behind(&self.counting, o, unit)?.map(|tokens| (o, tokens)),
             None => None,
@@ -192,29 +265,91 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
+    /// Starts a chunk with the held headings and `unit`, the first body unit of their section.
+    /// The outermost held headings go out as chunks of their own while the estimate of the whole
+    /// is over budget; the first chunk of a section never has an overlap.
+    fn start_folded(&mut self, unit: Stretch) -> Result<(), ChunkError> {
+        self.offered = None;
+        let tokens = loop {
+            let mut tokens = 0;
+            let mut until = None;
+            for stretch in self.held.iter().map(|h| h.unit).chain([unit]) {
+                if let Some(until) = until {
+                    tokens += self.counting.gap_tokens(until, stretch.start)?;
+                }
+                tokens += stretch.tokens;
+                until = Some(stretch.until);
+            }
+            if tokens <= self.counting.max_tokens || self.held.is_empty() {
+                break tokens;
+            }
+            let outermost = self.held.remove(0);
+            self.emit_heading(outermost.unit, outermost.level, outermost.path, None)?;
+        };
+        self.pending.folded = std::mem::take(&mut self.held);
+        self.pending.units.extend(self.pending.folded.iter().map(|h| h.unit));
+        self.pending.units.push(unit);
+        self.pending.tokens = tokens;
+        Ok(())
+    }
+
     /// Emits the pending chunk; returns the units that had to be left out to keep it within the
     /// budget (rare: only when merging at unit boundaries counts more than the sum), which start
     /// the next chunk.
-    fn flush(&mut self, why: Flush) -> Result<Vec<Unit>, ChunkError> {
+    fn flush(&mut self, why: Flush) -> Result<Vec<Stretch>, ChunkError> {
+        let mut returned: Vec<Stretch> = Vec::new();
+        let Some((start, end, tokens)) = self.fit_pending(&mut returned)? else {
+            // The only unit was split again; its pieces start the chunk.
+            return Ok(returned);
+        };
+        let metadata = self.chunk_metadata();
+        let parent = self.headings.last().and_then(|h| h.id.clone());
+        self.emitter.emit(start..end, tokens, parent, metadata);
+        let floor = self.pending.folded.last().map_or(0, |h| h.unit.end);
+        self.offered = match why {
+            Flush::Full { next } if self.overlap_tokens > 0 => {
+                let flushed = Flushed {
+                    start,
+                    end,
+                    tokens,
+                    units: &self.pending.units,
+                    floor,
+                    next: returned.first().copied().unwrap_or(next),
+                };
+                overlap::tail(&self.counting, self.overlap_tokens, &flushed)?
+            }
+            _ => None,
+        };
+        self.pending.clear();
+        Ok(returned)
+    }
+
+    /// Drops trailing units (into `returned`) and the overlap until the pending chunk's exact
+    /// count is within budget; its span and count. `None` when its only unit, which fitted counted
+    /// with the whitespace after it but not alone (BPE counts do not grow monotonically with the
+    /// text), had to be split like an oversize block: the pieces are then in `returned`, and the
+    /// chunk is empty.
+    fn fit_pending(&mut self, returned: &mut Vec<Stretch>) -> Result<Option<(usize, usize, usize)>, ChunkError> {
         let max = self.counting.max_tokens;
-        let mut returned: Vec<Unit> = Vec::new();
-        let (start, end, tokens) = loop {
+        loop {
             let (Some(first), Some(last)) = (self.pending.units.first().copied(), self.pending.units.last().copied())
             else {
-                return Ok(returned);
+                return Ok(None);
             };
             let start = self.pending.overlap.map_or(first.start, |o| o.start);
             let exact = self
                 .counting
                 .chunk_tokens(start, &self.pending.units, self.pending.overlap)?;
             if exact <= max {
-                break (start, last.end, exact);
+                return Ok(Some((start, last.end, exact)));
             }
-            if self.pending.units.len() > 1 {
+            // Folded headings stay at the front; at least one body unit stays after them.
+            let keep = self.pending.folded.len() + 1;
+            if self.pending.units.len() > keep {
                 // Drop as many trailing units as the excess suggests, at least one.
                 let excess = exact - max;
                 let mut dropped = 0usize;
-                while self.pending.units.len() > 1 && dropped < excess {
+                while self.pending.units.len() > keep && dropped < excess {
                     if let Some(unit) = self.pending.units.pop() {
                         let gap = match self.pending.units.last() {
                             Some(prev) => self.counting.gap_tokens(prev.until, unit.start)?,
@@ -226,32 +361,32 @@ impl<'a> Run<'a> {
                 }
             } else if self.pending.overlap.is_some() {
                 self.pending.overlap = None;
+            } else if !self.pending.folded.is_empty() {
+                // The headings and the body unit do not fit together after all: the headings go
+                // out as chunks of their own, before the body.
+                let folded = std::mem::take(&mut self.pending.folded);
+                self.pending.units.drain(..folded.len());
+                for held in folded {
+                    self.emit_heading(held.unit, held.level, held.path, None)?;
+                }
             } else {
-                // One unit that fitted when counted with the whitespace after it but not alone
-                // (BPE counts do not grow monotonically with the text): split it like an oversize
-                // block. Nothing is emitted; the pieces start the chunk again.
                 let mut pieces = Vec::new();
                 self.splitter
-                    .hard_split(&self.counting, first.start..first.end, &mut pieces)?;
-                pieces.append(&mut returned);
+                    .hard_split(&self.counting, first.start..first.end, first.place, &mut pieces)?;
+                pieces.append(returned);
+                *returned = pieces;
                 self.pending.clear();
-                return Ok(pieces);
+                return Ok(None);
             }
-        };
-        let parent = self.headings.last().map(|h| h.id.clone());
+        }
+    }
+
+    /// The metadata of the pending body chunk, with the path of every open heading.
+    fn chunk_metadata(&self) -> Map<String, Value> {
         let mut metadata = Map::new();
         metadata.insert("kind".into(), json!("body"));
-        metadata.insert("heading_path".into(), self.heading_path());
-        self.emitter.emit(start..end, tokens, parent, metadata);
-        self.pending.clear();
-        self.offered = match why {
-            Flush::Full { next_unit } if self.overlap_tokens > 0 => {
-                let next = returned.first().map_or(next_unit, |unit| unit.start);
-                overlap::tail(&self.counting, self.overlap_tokens, start, end, tokens, next)?
-            }
-            _ => None,
-        };
-        Ok(returned)
+        metadata.insert("heading_path".into(), self.heading_path(self.headings.len()));
+        metadata
     }
 }
 

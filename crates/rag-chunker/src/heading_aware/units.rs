@@ -1,58 +1,25 @@
-//! Units: the stretches of text packing never cuts. A block that fits the budget is one unit; an
-//! oversize one is cut at its sentences (code at its lines), and any of those still too large is
-//! hard-split by token count into the longest prefixes that fit.
+//! Units: the stretches of text packing never cuts (each a counted [`Stretch`]). A block that fits
+//! the budget is one unit; an oversize one is cut at its sentences (code at its lines), a sentence
+//! still too large at its lines, and any of those still too large is hard-split by token count
+//! into the longest prefixes that fit. Each unit records where it starts ([`Place`]), so that
+//! overlap can prefer the best boundaries.
 
 use std::ops::Range;
 
 use rag_core::ChunkError;
 
-use super::counting::Counting;
-use crate::sentence::{ceil_boundary, floor_boundary, last_word_start, line_ranges, sentence_ranges, trim_range};
-
-/// A stretch of text that is never cut by packing, with an exact token count.
-///
-/// `tokens` is the exact count of `start..until`: of the unit alone when `until == end`, or of the
-/// unit and the whitespace after it, up to the next unit's start, when that start is a line start
-/// the counter splits at (see [`TokenCounter::splits_at_line_starts`]). Such a count adds up
-/// exactly with the counts after it, so a chunk made of such units needs no recount; only its last
-/// unit must then be counted alone.
-///
-/// [`TokenCounter::splits_at_line_starts`]: rag_core::TokenCounter::splits_at_line_starts
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Unit {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) until: usize,
-    pub(super) tokens: usize,
-}
-
-impl Unit {
-    /// A unit counted alone.
-    fn alone(start: usize, end: usize, tokens: usize) -> Self {
-        Self {
-            start,
-            end,
-            until: end,
-            tokens,
-        }
-    }
-
-    /// The count of the unit without the whitespace after it.
-    pub(super) fn tokens_alone(&self, counting: &Counting<'_>) -> Result<usize, ChunkError> {
-        if self.until == self.end {
-            Ok(self.tokens)
-        } else {
-            counting.count(self.start..self.end)
-        }
-    }
-}
+use super::counting::{Boundary, Counting, Place, Stretch};
+use crate::sentence::{
+    ceil_boundary, fence_of, floor_boundary, last_word_start, line_ranges, sentence_ranges, trim_range,
+};
 
 /// The natural boundaries of an oversize block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Split {
-    /// Prose, lists, tables, quotes, headings: UAX #29 sentences.
+    /// Prose, lists, tables, quotes, headings: sentences (UAX #29, soft line breaks read as
+    /// spaces), then lines.
     Sentences,
-    /// Code: lines.
+    /// Code: lines; a fence line stays with the line next to it.
     Lines,
 }
 
@@ -62,76 +29,140 @@ pub(super) struct UnitSplitter {
     bytes_per_token: f64,
 }
 
+/// The parts of an oversize stretch being cut into units, and what is known of it.
+struct Parts {
+    parts: Vec<Range<usize>>,
+    /// The stretch they cut.
+    whole: Range<usize>,
+    /// The count of the whole stretch, if it was taken.
+    whole_tokens: Option<usize>,
+    /// Where the unit after the stretch starts, if it is of the same section.
+    next: Option<usize>,
+    /// What every part but the first starts at (the first starts where the whole does).
+    starts: Boundary,
+    /// Where the whole starts.
+    whole_starts: Boundary,
+    code: bool,
+}
+
 impl UnitSplitter {
     pub(super) fn new() -> Self {
         Self { bytes_per_token: 4.0 }
     }
 
     /// The units of a block: the block itself if it fits, else its sentences (or lines), and any
-    /// of those still too large hard-split by token count.
+    /// of those still too large cut finer.
     ///
     /// `next` is where the next unit of the section starts, if a body block follows. A unit whose
     /// successor starts a line the counter splits at is counted together with the whitespace up to
-    /// it (see [`Unit`]), instead of alone: then its chunk needs no recount.
+    /// it (see [`Stretch`]), instead of alone: then its chunk needs no recount.
     pub(super) fn units(
         &mut self,
         counting: &Counting<'_>,
         range: Range<usize>,
         split: Split,
         next: Option<usize>,
-    ) -> Result<Vec<Unit>, ChunkError> {
-        if let Some(unit) = joined_unit(counting, range.clone(), next)? {
+    ) -> Result<Vec<Stretch>, ChunkError> {
+        let code = split == Split::Lines;
+        let place = Place::new(Boundary::Block, code);
+        if let Some(unit) = joined_unit(counting, range.clone(), next, place)? {
             return Ok(vec![unit]);
         }
         let mut whole_tokens = None;
         if range.len() <= counting.window && !next.is_some_and(|n| counting.splits_at(n)) {
             let tokens = counting.count(range.clone())?;
             if tokens <= counting.max_tokens {
-                return Ok(vec![Unit::alone(range.start, range.end, tokens)]);
+                return Ok(vec![Stretch::alone(range.start, range.end, tokens, place)]);
             }
             whole_tokens = Some(tokens);
         }
-        let parts = match split {
-            Split::Sentences => sentence_ranges(counting.text, range.clone()),
-            Split::Lines => line_ranges(counting.text, range.clone()),
+        let (parts, starts) = match split {
+            Split::Sentences => (sentence_ranges(counting.text, range.clone()), Boundary::Sentence),
+            Split::Lines => (code_lines(counting.text, range.clone()), Boundary::Line),
+        };
+        let parts = Parts {
+            parts,
+            whole: range,
+            whole_tokens,
+            next,
+            starts,
+            whole_starts: Boundary::Block,
+            code,
         };
         let mut units = Vec::new();
-        for (i, part) in parts.iter().enumerate() {
-            let part = part.clone();
-            if part != range {
-                let part_next = parts.get(i + 1).map(|p| p.start).or(next);
-                if let Some(unit) = joined_unit(counting, part.clone(), part_next)? {
-                    units.push(unit);
-                    continue;
-                }
-            }
-            // A block that is one sentence was counted already: go straight to the hard split.
-            let known = if part == range { whole_tokens } else { None };
-            if known.is_none() && part.len() <= counting.window {
-                let tokens = counting.count(part.clone())?;
-                if tokens <= counting.max_tokens {
-                    units.push(Unit::alone(part.start, part.end, tokens));
-                    continue;
-                }
-            }
-            self.hard_split(counting, part, &mut units)?;
-        }
+        self.cut_parts(counting, parts, &mut units)?;
         Ok(units)
     }
 
+    /// Cuts each of `parts` into units: the part itself if it fits, else (for a sentence of
+    /// several lines) its lines, else a hard split.
+    fn cut_parts(&mut self, counting: &Counting<'_>, cut: Parts, out: &mut Vec<Stretch>) -> Result<(), ChunkError> {
+        for (i, part) in cut.parts.iter().enumerate() {
+            let part = part.clone();
+            let starts = if part.start == cut.whole.start {
+                cut.whole_starts
+            } else {
+                cut.starts
+            };
+            let place = Place::new(starts, cut.code);
+            let part_next = cut.parts.get(i + 1).map(|p| p.start).or(cut.next);
+            if part != cut.whole
+                && let Some(unit) = joined_unit(counting, part.clone(), part_next, place)?
+            {
+                out.push(unit);
+                continue;
+            }
+            // A stretch that is one part was counted already: go straight to the finer cut.
+            let known = if part == cut.whole { cut.whole_tokens } else { None };
+            if known.is_none() && part.len() <= counting.window {
+                let tokens = counting.count(part.clone())?;
+                if tokens <= counting.max_tokens {
+                    out.push(Stretch::alone(part.start, part.end, tokens, place));
+                    continue;
+                }
+            }
+            let lines: Vec<Range<usize>> = if cut.code {
+                Vec::new()
+            } else {
+                line_ranges(counting.text, part.clone())
+                    .into_iter()
+                    .map(|line| trim_range(counting.text, line))
+                    .collect()
+            };
+            if lines.len() > 1 {
+                let finer = Parts {
+                    parts: lines,
+                    whole: part,
+                    whole_tokens: known,
+                    next: part_next,
+                    starts: Boundary::Line,
+                    whole_starts: starts,
+                    code: cut.code,
+                };
+                self.cut_parts(counting, finer, out)?;
+            } else {
+                self.hard_split(counting, part, place, out)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Cuts `range` into units of at most `max_tokens`, each as long as the budget allows, ending
-    /// at a word boundary where one lies in the second half of the piece.
+    /// at a word boundary where one lies in the second half of the piece. The first piece starts
+    /// at `place`; the others inside a line.
     pub(super) fn hard_split(
         &mut self,
         counting: &Counting<'_>,
         range: Range<usize>,
-        out: &mut Vec<Unit>,
+        place: Place,
+        out: &mut Vec<Stretch>,
     ) -> Result<(), ChunkError> {
         let text = counting.text;
         let mut start = trim_range(text, range.clone()).start;
+        let mut place = place;
         while start < range.end {
             let (cut, tokens) = self.fit(counting, start, range.end)?;
-            let mut unit = Unit::alone(start, cut, tokens);
+            let mut unit = Stretch::alone(start, cut, tokens, place);
             if cut < range.end {
                 let half = floor_boundary(text, start + (cut - start) / 2);
                 if let Some(word) = last_word_start(text, half.max(start), cut) {
@@ -139,7 +170,7 @@ impl UnitSplitter {
                     if !shorter.is_empty() {
                         let tokens = counting.count(shorter.clone())?;
                         if tokens <= counting.max_tokens {
-                            unit = Unit::alone(start, shorter.end, tokens);
+                            unit = Stretch::alone(start, shorter.end, tokens, place);
                         }
                     }
                 }
@@ -148,7 +179,7 @@ impl UnitSplitter {
             if !trimmed.is_empty() && trimmed.end != unit.end {
                 let tokens = counting.count(trimmed.clone())?;
                 if tokens <= counting.max_tokens {
-                    unit = Unit::alone(unit.start, trimmed.end, tokens);
+                    unit = Stretch::alone(unit.start, trimmed.end, tokens, place);
                 }
             }
             if unit.tokens > 0 {
@@ -156,6 +187,7 @@ impl UnitSplitter {
             }
             out.push(unit);
             start = trim_range(text, unit.end..range.end).start;
+            place = Place::new(Boundary::Inside, place.code);
         }
         Ok(())
     }
@@ -268,19 +300,45 @@ fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, c
     Ok(())
 }
 
+/// The lines of the code block `range`, its fence lines (if it is fenced) joined to the line next
+/// to them: a chunk that ends with an opening fence or starts with a closing one holds a fence
+/// and no code, and a renderer would take the closing fence for an opening one.
+fn code_lines(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut lines = line_ranges(text, range);
+    let is_fence = |line: &Range<usize>| fence_of(&text[line.clone()]).is_some();
+    if lines.len() > 2 && lines.first().is_some_and(is_fence) {
+        let opening = lines.remove(0);
+        lines[0].start = opening.start;
+    }
+    if lines.len() > 1
+        && lines.last().is_some_and(is_fence)
+        && let Some(closing) = lines.pop()
+        && let Some(last) = lines.last_mut()
+    {
+        last.end = closing.end;
+    }
+    lines
+}
+
 /// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at and the
 /// count is within budget. A count over budget says the range is (about) too large: the caller
 /// splits it, or counts it alone.
-fn joined_unit(counting: &Counting<'_>, range: Range<usize>, next: Option<usize>) -> Result<Option<Unit>, ChunkError> {
+fn joined_unit(
+    counting: &Counting<'_>,
+    range: Range<usize>,
+    next: Option<usize>,
+    place: Place,
+) -> Result<Option<Stretch>, ChunkError> {
     let Some(next) = next.filter(|&n| n >= range.end && n - range.start <= counting.window && counting.splits_at(n))
     else {
         return Ok(None);
     };
     let tokens = counting.count(range.start..next)?;
-    Ok((tokens <= counting.max_tokens).then_some(Unit {
+    Ok((tokens <= counting.max_tokens).then_some(Stretch {
         start: range.start,
         end: range.end,
         until: next,
         tokens,
+        place,
     }))
 }

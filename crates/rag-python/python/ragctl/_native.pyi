@@ -502,14 +502,23 @@ class HeadingAwareChunker:
     """
 
     def __new__(
-        cls, max_tokens: int = 512, overlap_tokens: int = 64, token_counter: Optional[TokenCounter] = None
+        cls,
+        max_tokens: int = 512,
+        overlap_tokens: Optional[int] = None,
+        token_counter: Optional[TokenCounter] = None,
+        fold_headings: bool = False,
     ) -> Self:
-        """``token_counter`` defaults to ``TiktokenCounter("cl100k_base")``; a configuration that
-        cannot work is a ``ChunkerConfigError`` (a ``ValueError``)."""
+        """``overlap_tokens`` defaults to 64, or ``max_tokens // 8`` when that is smaller (the
+        library's one rule, as ``ragctl chunk``'s); ``token_counter`` defaults to
+        ``TiktokenCounter("cl100k_base")``; ``fold_headings=True`` folds each heading into the first
+        body chunk of its section instead of a chunk of its own. A configuration that cannot work
+        is a ``ChunkerConfigError`` (a ``ValueError``)."""
     @property
     def max_tokens(self) -> int: ...
     @property
     def overlap_tokens(self) -> int: ...
+    @property
+    def fold_headings(self) -> bool: ...
     @property
     def token_counter(self) -> TokenCounter: ...
     def chunk(self, ctx: RequestContext, parsed: ParsedDocument) -> Coroutine[Any, Any, List[Chunk]]: ...

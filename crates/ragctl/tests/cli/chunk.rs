@@ -481,3 +481,31 @@ fn a_missing_tokenizer_json_is_an_error_naming_it() {
             "expected cl100k_base, o200k_base or the path of a Hugging Face tokenizer.json",
         ));
 }
+
+#[test]
+fn fold_headings_starts_body_chunks_at_their_heading() {
+    let text = "# run\n\n## Options\n\nRun a command in a new container.\n\n## Examples\n\nRun it.\n";
+    let dir = dir_with("fold", &[("run.md", text)]);
+    let chunk = |fold: bool| {
+        let mut args = vec!["chunk", "run.md", "--format", "jsonl"];
+        args.extend(fold.then_some("--fold-headings"));
+        jsonl(&stdout_of(ragctl_in(&dir).args(args)))
+    };
+    let folded = chunk(true);
+    let contents: Vec<&str> = folded.iter().map(|c| c["content"].as_str().unwrap()).collect();
+    assert_eq!(
+        contents,
+        [
+            "# run\n\n## Options\n\nRun a command in a new container.",
+            "## Examples\n\nRun it."
+        ]
+    );
+    assert!(folded.iter().all(|c| c["metadata"]["kind"] == "body"));
+    assert_eq!(
+        folded[1]["metadata"]["heading_path"],
+        serde_json::json!(["run", "Examples"])
+    );
+    // Without the flag, one chunk per heading.
+    let seed = chunk(false);
+    assert_eq!(seed.iter().filter(|c| c["metadata"]["kind"] == "heading").count(), 3);
+}

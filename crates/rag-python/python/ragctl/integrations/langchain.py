@@ -67,16 +67,22 @@ class RagctlTextSplitter(TextSplitter):
     Args:
         max_tokens: the most tokens a chunk may have (LangChain's ``chunk_size``).
         overlap_tokens: about how many tokens a body chunk repeats from the previous one of its
-            section; overlap never crosses a heading (LangChain's ``chunk_overlap``).
+            section; overlap never crosses a heading (LangChain's ``chunk_overlap``; default 64,
+            or ``max_tokens // 8`` when that is smaller, the library's rule).
         token_counter: the tokenizer budgets are in (default ``TiktokenCounter("cl100k_base")``;
             any object with ``count(text)`` and ``name()``).
         document_type: how text is read: ``markdown`` (default), ``text`` or ``html`` (a web
             page's HTML: chunked along its headings, scripts and site chrome left out; the
             chunks are then slices of its text rendition, and ``provenance`` gives their bytes
             in the page).
-        include_headings: whether a heading alone is a document of its own (default ``True``: with
-            it, the chunks cover every character of the text; the body chunks carry their
-            ``heading_path`` either way).
+        fold_headings: whether each heading folds into the first body chunk of its section
+            (default ``True``: the ``Document`` starts at the heading line, so a vector store
+            embeds the heading with its text instead of a ``Document`` that is a heading alone).
+            ``False`` gives each heading a chunk of its own, as ``ragctl chunk`` does.
+        include_headings: whether a heading chunk (a heading alone: with ``fold_headings``, only
+            one whose section is empty or that does not fit with its body) is a document of its own
+            (default ``True``: with it, the chunks cover every character of the text; the body
+            chunks carry their ``heading_path`` either way).
         add_start_index: add ``start_index``, the chunk's character offset in the text.
         tenant_id: the tenant the chunks belong to.
     """
@@ -84,19 +90,22 @@ class RagctlTextSplitter(TextSplitter):
     def __init__(
         self,
         max_tokens: int = 512,
-        overlap_tokens: int = 64,
+        overlap_tokens: Optional[int] = None,
         *,
         token_counter: Optional[TokenCounter] = None,
         document_type: DocumentTypeName = "markdown",
+        fold_headings: bool = True,
         include_headings: bool = True,
         add_start_index: bool = False,
         tenant_id: str = "langchain",
     ) -> None:
-        self._chunker = HeadingAwareChunker(max_tokens, overlap_tokens, token_counter)
+        self._chunker = HeadingAwareChunker(
+            max_tokens, overlap_tokens, token_counter, fold_headings=fold_headings
+        )
         counter = self._chunker.token_counter
         super().__init__(
             chunk_size=max_tokens,
-            chunk_overlap=overlap_tokens,
+            chunk_overlap=self._chunker.overlap_tokens,
             length_function=counter.count,
             add_start_index=add_start_index,
             strip_whitespace=False,
@@ -158,10 +167,12 @@ class RagctlLoader(BaseLoader):
             (sorted, hidden names and unsupported types skipped).
         max_tokens: the most tokens a chunk may have.
         overlap_tokens: about how many tokens a body chunk repeats from the previous one of its
-            section.
+            section (default 64, or ``max_tokens // 8`` when that is smaller).
         token_counter: the tokenizer budgets are in (default ``TiktokenCounter("cl100k_base")``).
         document_type: the type of every file, instead of detecting it from each extension.
-        include_headings: whether a heading alone is a document of its own.
+        fold_headings: whether each heading folds into the first body chunk of its section
+            (default ``True``, as for the splitter).
+        include_headings: whether a heading chunk that could not fold is a document of its own.
         tenant_id: the tenant the chunks belong to.
         corpus_id: the corpus the files belong to.
 
@@ -175,16 +186,17 @@ class RagctlLoader(BaseLoader):
         self,
         paths: Union[PathLike, Sequence[PathLike]],
         max_tokens: int = 512,
-        overlap_tokens: int = 64,
+        overlap_tokens: Optional[int] = None,
         *,
         token_counter: Optional[TokenCounter] = None,
         document_type: Optional[DocumentTypeName] = None,
+        fold_headings: bool = True,
         include_headings: bool = True,
         tenant_id: str = "langchain",
         corpus_id: str = "local",
     ) -> None:
         self._paths = paths
-        self._chunker = HeadingAwareChunker(max_tokens, overlap_tokens, token_counter)
+        self._chunker = HeadingAwareChunker(max_tokens, overlap_tokens, token_counter, fold_headings=fold_headings)
         self._document_type = document_type
         self._include_headings = include_headings
         self._ctx = RequestContext(tenant_id)

@@ -2,11 +2,13 @@
 
 Each node is one chunk: its text exactly a slice of the document (``start_char_idx`` and
 ``end_char_idx`` exact), with ``heading_path``, ``span`` (UTF-8 byte offsets) and ``token_count``
-in its metadata, and a ``PARENT`` relationship to the node of its enclosing heading. What
-LlamaIndex embeds and sends to the LLM, the node's metadata text and its text
-(``node.get_content(MetadataMode.EMBED)`` and ``MetadataMode.LLM``), is within ``max_tokens``
-under the real tokenizer: the bookkeeping keys are left out of both, and the chunks are cut
-smaller by what the remaining metadata takes::
+in its metadata. Headings fold into the first body node of their section by default
+(``fold_headings``), so a node is a heading with its text, not a heading alone; with
+``fold_headings=False`` each heading is a node of its own and a body node has a ``PARENT``
+relationship to the node of its enclosing heading. What LlamaIndex embeds and sends to the LLM,
+the node's metadata text and its text (``node.get_content(MetadataMode.EMBED)`` and
+``MetadataMode.LLM``), is within ``max_tokens`` under the real tokenizer: the bookkeeping keys are
+left out of both, and the chunks are cut smaller by what the remaining metadata takes::
 
     from ragctl.integrations.llamaindex import RagctlNodeParser
 
@@ -66,11 +68,17 @@ class RagctlNodeParser(NodeParser):
     max_tokens: int = Field(
         default=512, description="The most tokens of a node's embedding or LLM text, metadata included.", gt=0
     )
-    overlap_tokens: int = Field(
-        default=64, description="Tokens a body node repeats from the previous one of its section.", ge=0
+    overlap_tokens: Optional[int] = Field(
+        default=None,
+        description="Tokens a body node repeats from the previous one of its section "
+        "(default 64, or max_tokens // 8 when that is smaller).",
+        ge=0,
     )
     document_type: DocumentTypeName = Field(
         default="markdown", description="How a document's text is read: markdown, text or html."
+    )
+    fold_headings: bool = Field(
+        default=True, description="Whether each heading folds into the first body node of its section."
     )
     include_headings: bool = Field(default=True, description="Whether a heading alone is a node.")
     tenant_id: str = Field(default="llamaindex", description="The tenant the chunks belong to.")
@@ -80,7 +88,9 @@ class RagctlNodeParser(NodeParser):
 
     def __init__(self, token_counter: Optional[Any] = None, **data: Any) -> None:
         super().__init__(**data)
-        self._chunker = HeadingAwareChunker(self.max_tokens, self.overlap_tokens, token_counter)
+        self._chunker = HeadingAwareChunker(
+            self.max_tokens, self.overlap_tokens, token_counter, fold_headings=self.fold_headings
+        )
 
     @classmethod
     def class_name(cls) -> str:
@@ -134,17 +144,20 @@ class RagctlNodeParser(NodeParser):
             return _prompt_tokens(count, probe)
 
         budget = self.max_tokens - prompt_tokens([], "")
+        overlap = self._chunker.overlap_tokens
         while True:
-            if budget <= self.overlap_tokens:
+            if budget <= overlap:
                 raise ValueError(
                     f"document {node.node_id}: its metadata takes {self.max_tokens - budget} of "
                     f"max_tokens={self.max_tokens} tokens in the text LlamaIndex embeds, too many to leave room "
-                    f"for chunks with overlap_tokens={self.overlap_tokens}; raise max_tokens, or leave metadata "
+                    f"for chunks with overlap_tokens={overlap}; raise max_tokens, or leave metadata "
                     "keys out (excluded_embed_metadata_keys, excluded_llm_metadata_keys)"
                 )
             chunker = self._chunker
             if budget != self.max_tokens:
-                chunker = HeadingAwareChunker(budget, self.overlap_tokens, chunker.token_counter)
+                chunker = HeadingAwareChunker(
+                    budget, overlap, chunker.token_counter, fold_headings=self.fold_headings
+                )
             chunks = chunk_with(chunker)
             if not self.include_headings:
                 chunks = [c for c in chunks if c.metadata.get("kind") != "heading"]
@@ -218,10 +231,11 @@ class RagctlReader(BaseReader):
     def __init__(
         self,
         max_tokens: int = 512,
-        overlap_tokens: int = 64,
+        overlap_tokens: Optional[int] = None,
         token_counter: Optional[Any] = None,
         *,
         document_type: Optional[DocumentTypeName] = None,
+        fold_headings: bool = True,
         include_headings: bool = True,
         tenant_id: str = "llamaindex",
         corpus_id: str = "local",
@@ -231,6 +245,7 @@ class RagctlReader(BaseReader):
             token_counter=token_counter,
             max_tokens=max_tokens,
             overlap_tokens=overlap_tokens,
+            fold_headings=fold_headings,
             include_headings=include_headings,
             tenant_id=tenant_id,
         )
