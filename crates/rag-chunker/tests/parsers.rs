@@ -52,7 +52,7 @@ fn unknown_extensions_are_an_error_listing_the_supported_types() {
     assert_eq!(
         err.to_string(),
         "slides/deck.pptx: unsupported file type \"pptx\"; supported: markdown (.md, .markdown), \
-         text (.txt, .text), ocr (.ocr.json)"
+         text (.txt, .text), ocr (.ocr.json), pdf (.pdf)"
     );
     let err = DocumentType::detect("Makefile").unwrap_err();
     assert!(
@@ -64,7 +64,11 @@ fn unknown_extensions_are_an_error_listing_the_supported_types() {
         DocumentType::Markdown
     );
     assert_eq!(DocumentType::detect("scan.OCR.json").unwrap(), DocumentType::Ocr);
-    assert_eq!(DocumentType::ALL.map(|t| t.as_str()), ["markdown", "text", "ocr"]);
+    assert_eq!(DocumentType::detect("papers/Report.PDF").unwrap(), DocumentType::Pdf);
+    assert_eq!(
+        DocumentType::ALL.map(|t| t.as_str()),
+        ["markdown", "text", "ocr", "pdf"]
+    );
 }
 
 #[test]

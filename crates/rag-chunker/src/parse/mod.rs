@@ -1,7 +1,8 @@
 //! Parsers: the bytes of one file in, a [`ParsedDocument`] (source text and ordered blocks) out.
 //!
-//! Three formats are built in, chosen by file extension or by name ([`DocumentType`]): Markdown on
-//! `pulldown-cmark`, plain text, and OCR results as JSON. Every parser keeps the promises of
+//! The formats are chosen by file extension or by name ([`DocumentType`]): Markdown on
+//! `pulldown-cmark`, plain text, OCR results as JSON, and PDF (the `pdf` feature; without it a PDF
+//! is [`ParseError::NotBuilt`]). Every parser keeps the promises of
 //! [`rag_core::Parser`]: block spans are character-aligned byte ranges of `Document::text`, they
 //! increase and do not overlap, and every non-whitespace byte lies in some block (a leading
 //! byte-order mark excepted: it stays in the text, so spans are offsets into the file as read, but
@@ -31,6 +32,8 @@ macro_rules! builtin_parser {
 
 mod markdown;
 mod ocr;
+#[cfg(feature = "pdf")]
+mod pdf;
 mod text;
 
 use std::fmt;
@@ -41,6 +44,8 @@ use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestCo
 
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
+#[cfg(feature = "pdf")]
+pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};
 pub use text::PlainTextParser;
 
 use crate::sentence::trim_range;
@@ -53,7 +58,7 @@ use crate::sentence::trim_range;
 /// assert_eq!(DocumentType::from_path("notes/Guide.MD"), Some(DocumentType::Markdown));
 /// assert_eq!(DocumentType::from_path("scan-001.ocr.json"), Some(DocumentType::Ocr));
 /// assert_eq!("text".parse::<DocumentType>()?, DocumentType::Text);
-/// let err = DocumentType::detect("report.pdf").unwrap_err();
+/// let err = DocumentType::detect("report.odt").unwrap_err();
 /// assert!(err.to_string().contains("markdown (.md, .markdown)"));
 /// # Ok::<(), rag_chunker::parse::UnknownDocumentType>(())
 /// ```
@@ -65,21 +70,24 @@ pub enum DocumentType {
     Text,
     /// An OCR result as JSON (`.ocr.json`), see [`OcrResult`].
     Ocr,
+    /// PDF (`.pdf`): its text layer, read along the page layout (rag-chunker's `pdf` feature).
+    Pdf,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), pdf (.pdf)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 3] = [Self::Markdown, Self::Text, Self::Ocr];
+    pub const ALL: [DocumentType; 4] = [Self::Markdown, Self::Text, Self::Ocr, Self::Pdf];
 
-    /// The name used by `--type` and in messages: `markdown`, `text` or `ocr`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr` or `pdf`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
+            Self::Pdf => "pdf",
         }
     }
 
@@ -93,6 +101,7 @@ impl DocumentType {
         match extension(&name) {
             "md" | "markdown" => Some(Self::Markdown),
             "txt" | "text" => Some(Self::Text),
+            "pdf" => Some(Self::Pdf),
             _ => None,
         }
     }
@@ -112,6 +121,13 @@ impl DocumentType {
             Self::Markdown => &MarkdownParser,
             Self::Text => &PlainTextParser,
             Self::Ocr => &OcrJsonParser,
+            #[cfg(feature = "pdf")]
+            Self::Pdf => &PdfParser,
+            #[cfg(not(feature = "pdf"))]
+            Self::Pdf => &NotBuiltParser {
+                format: "pdf",
+                feature: "pdf",
+            },
         }
     }
 }
@@ -196,8 +212,9 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON is not the document's text (the text is synthesised from it): nothing to save.
-        DocumentType::Ocr => {
+        // OCR JSON and PDF are not the document's text (the text is synthesised from them):
+        // nothing to save.
+        DocumentType::Ocr | DocumentType::Pdf => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -213,6 +230,30 @@ pub fn parse_document_owned(
         offset: err.utf8_error().valid_up_to(),
     })?;
     Ok(parsed_text(&source, text, blocks_of))
+}
+
+/// The parser of a format whose parser this build left out: every parse is
+/// [`ParseError::NotBuilt`], naming the cargo feature that builds it.
+#[derive(Debug, Clone, Copy)]
+pub struct NotBuiltParser {
+    /// The format, as [`DocumentType::as_str`] names it.
+    pub format: &'static str,
+    /// The cargo feature of rag-chunker that builds its parser.
+    pub feature: &'static str,
+}
+
+impl rag_core::Parser for NotBuiltParser {
+    fn name(&self) -> &str {
+        self.format
+    }
+
+    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+        Err(ParseError::NotBuilt {
+            source_uri: source.source_uri.to_owned(),
+            format: self.format.to_owned(),
+            feature: self.feature.to_owned(),
+        })
+    }
 }
 
 fn file_name(path: &str) -> &str {
@@ -357,6 +398,7 @@ mod tests {
             ("a.TXT", Some(DocumentType::Text)),
             ("a.text", Some(DocumentType::Text)),
             ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
+            ("papers/Report.PDF", Some(DocumentType::Pdf)),
             ("a.json", None),
             ("README", None),
             (".md", None),
@@ -373,9 +415,9 @@ mod tests {
             assert_eq!(ty.parser().name(), ty.as_str());
         }
         assert_eq!(
-            "pdf".parse::<DocumentType>().unwrap_err().to_string(),
-            "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json)"
+            "docx".parse::<DocumentType>().unwrap_err().to_string(),
+            "unknown document type \"docx\"; supported: markdown (.md, .markdown), text (.txt, .text), \
+             ocr (.ocr.json), pdf (.pdf)"
         );
     }
 
