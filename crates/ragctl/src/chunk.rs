@@ -437,7 +437,7 @@ fn chunk_into(
     chunked.map_err(|err| Failure::File(err.into()))?;
     span.record("rag.chunk.chunks", emitted as i64);
     if settings.format == ChunkFormat::Text {
-        let text = preview.render(uri, doc_type, parsed.blocks.len(), settings);
+        let text = preview.render(uri, doc_type, &parsed, settings);
         out.write_all(text.as_bytes())
             .context("writing the output")
             .map_err(Failure::Output)?;
@@ -524,7 +524,7 @@ impl Preview {
         }
     }
 
-    fn render(&self, uri: &str, doc_type: DocumentType, blocks: usize, settings: &Settings) -> String {
+    fn render(&self, uri: &str, doc_type: DocumentType, parsed: &ParsedDocument, settings: &Settings) -> String {
         let tally = self
             .kinds
             .iter()
@@ -534,7 +534,30 @@ impl Preview {
         let mut s = String::new();
         let _ = writeln!(s, "{}", esc(uri));
         let _ = writeln!(s, "  parser:     {doc_type}");
-        let _ = writeln!(s, "  blocks:     {blocks}");
+        let _ = writeln!(s, "  blocks:     {}", parsed.blocks.len());
+        if let Some(rendition) = &parsed.rendition
+            && let Some(original) = rendition.original_bytes
+        {
+            // What the rendition leaves out of the original, so a user sees what the chunks do not hold.
+            let kinds = rendition
+                .left_out
+                .iter()
+                .map(|(kind, bytes)| format!("{}: {bytes}", esc(kind)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let kinds = if kinds.is_empty() {
+                String::new()
+            } else {
+                format!("  ({kinds})")
+            };
+            let _ = writeln!(
+                s,
+                "  rendition:  {} bytes of text from {original} bytes of {}; left out {} bytes{kinds}",
+                parsed.document.text.len(),
+                esc(&rendition.format),
+                rendition.left_out_bytes()
+            );
+        }
         let tally = if tally.is_empty() {
             String::new()
         } else {

@@ -115,14 +115,14 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     let mut bad = b"# Bad\n\nvalid start ".to_vec();
     bad.extend_from_slice(&[0xff, 0xfe]);
     std::fs::write(dir.join("bad.md"), &bad).unwrap();
-    std::fs::write(dir.join("notes.pdf"), "%PDF").unwrap();
+    std::fs::write(dir.join("notes.odt"), "PK").unwrap();
     let assert = partly_failed(
         ragctl_in(&dir)
-            .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
+            .args(["chunk", "bad.md", "good.md", "notes.odt", "missing.md"])
             .args(["--format", "jsonl"]),
         &[
             "bad.md: invalid UTF-8 at byte offset 19",
-            "notes.pdf: unsupported file type",
+            "notes.odt: unsupported file type",
             "markdown",
             "missing.md: cannot read",
         ],
