@@ -232,9 +232,7 @@ fn line_kind(line: &ReadLine, body: BodyStyle) -> Kind {
     if !body.mono && line.mono_share >= 0.9 {
         return Kind::Code;
     }
-    if let Some(bullet) = list_marker(&line.text) {
-        return Kind::ListItem { bullet };
-    }
+    // A bold line is a heading before it is a numbered item: "2. Results" is a section.
     let ends_as_sentence = line.text.ends_with(['.', ',', ';']);
     if has_letters
         && line.bold_share >= 0.9
@@ -243,6 +241,9 @@ fn line_kind(line: &ReadLine, body: BodyStyle) -> Kind {
         && !ends_as_sentence
     {
         return Kind::Heading;
+    }
+    if let Some(bullet) = list_marker(&line.text) {
+        return Kind::ListItem { bullet };
     }
     Kind::Paragraph
 }

@@ -151,10 +151,11 @@ impl Font {
     }
 }
 
-/// Parts of a font's name that say it is bold (TeX's Computer Modern and Latin Modern bold faces
-/// are `CMBX`, `CMB`, `LMRoman..-Bold`).
+/// Parts of a font's name that say it is bold (TeX's Computer Modern bold faces are `CMBX`, `CMB`,
+/// `CMSSBX` and their EC twins `SFBX`; URW's Times bold, used by LaTeX's times packages, is
+/// `NimbusRomNo9L-Medi`).
 const BOLD_NAMES: &[&str] = &[
-    "bold", "black", "heavy", "demi", "semibold", "cmbx", "cmb10", "cmssbx", "sfbx",
+    "bold", "black", "heavy", "demi", "semibold", "-medi", "cmbx", "cmb10", "cmssbx", "sfbx",
 ];
 
 /// Parts of a font's name that say it is monospaced.

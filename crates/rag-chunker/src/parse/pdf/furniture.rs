@@ -52,38 +52,73 @@ pub(super) fn normalised(text: &str) -> String {
     out
 }
 
+/// A running head sits at the same height on every page, give or take this many points.
+const SAME_PLACE: f64 = 4.0;
+
 /// Which segments of each page are furniture: for every page (in the order given), the indices
 /// of its segments to leave out.
 ///
 /// A segment is a candidate when its line is one of the [`EDGE_LINES`] first or last of its page
 /// and sits within [`EDGE_SHARE`] of the page height from that edge; a candidate is furniture
-/// when its normalised text is a candidate at the same edge on at least [`MIN_PAGE_SHARE`] of the
-/// pages, and on two pages at least.
+/// when its normalised text is a candidate at the same edge and the same height ([`SAME_PLACE`]
+/// from the text's median height) on at least [`MIN_PAGE_SHARE`] of the pages, and on two pages at
+/// least. A title that repeats the running head further down its page is not furniture.
 pub(super) fn furniture(pages: &[(f64, &[Segment])]) -> Vec<BTreeSet<usize>> {
-    let candidates: Vec<Vec<(usize, Edge, String)>> = pages
+    let candidates: Vec<Vec<Candidate>> = pages
         .iter()
         .map(|&(height, segments)| edge_candidates(height, segments))
         .collect();
-    let mut pages_of: BTreeMap<(Edge, &str), usize> = BTreeMap::new();
-    for page in &candidates {
-        let distinct: BTreeSet<(Edge, &str)> = page.iter().map(|(_, edge, text)| (*edge, text.as_str())).collect();
-        for key in distinct {
-            *pages_of.entry(key).or_default() += 1;
+    let mut places: BTreeMap<(Edge, &str), Vec<(usize, f64)>> = BTreeMap::new();
+    for (page, page_candidates) in candidates.iter().enumerate() {
+        for candidate in page_candidates {
+            places
+                .entry((candidate.edge, candidate.text.as_str()))
+                .or_default()
+                .push((page, candidate.y0));
         }
     }
     let needed = ((pages.len() as f64 * MIN_PAGE_SHARE).ceil() as usize).max(2);
+    // For each text, the height it repeats at, when it repeats on enough pages.
+    let mut repeated: BTreeMap<(Edge, &str), f64> = BTreeMap::new();
+    for (key, mut at) in places {
+        at.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let median = at[at.len() / 2].1;
+        let mut on_pages: Vec<usize> = at
+            .iter()
+            .filter(|(_, y0)| (y0 - median).abs() <= SAME_PLACE)
+            .map(|&(page, _)| page)
+            .collect();
+        on_pages.dedup();
+        on_pages.sort_unstable();
+        on_pages.dedup();
+        if on_pages.len() >= needed {
+            repeated.insert(key, median);
+        }
+    }
     candidates
         .iter()
         .map(|page| {
             page.iter()
-                .filter(|(_, edge, text)| pages_of.get(&(*edge, text.as_str())).is_some_and(|&n| n >= needed))
-                .map(|&(index, _, _)| index)
+                .filter(|c| {
+                    repeated
+                        .get(&(c.edge, c.text.as_str()))
+                        .is_some_and(|median| (c.y0 - median).abs() <= SAME_PLACE)
+                })
+                .map(|c| c.index)
                 .collect()
         })
         .collect()
 }
 
-fn edge_candidates(height: f64, segments: &[Segment]) -> Vec<(usize, Edge, String)> {
+/// A segment near the top or bottom edge of its page.
+struct Candidate {
+    index: usize,
+    edge: Edge,
+    text: String,
+    y0: f64,
+}
+
+fn edge_candidates(height: f64, segments: &[Segment]) -> Vec<Candidate> {
     let mut lines: Vec<usize> = segments.iter().map(|s| s.line).collect();
     lines.sort_unstable();
     lines.dedup();
@@ -102,7 +137,12 @@ fn edge_candidates(height: f64, segments: &[Segment]) -> Vec<(usize, Edge, Strin
                 return None;
             };
             let text = normalised(&segment.text());
-            (!text.is_empty()).then_some((index, edge, text))
+            (!text.is_empty()).then_some(Candidate {
+                index,
+                edge,
+                text,
+                y0: segment.bbox.y0,
+            })
         })
         .collect()
 }
@@ -147,6 +187,26 @@ mod tests {
             assert!(texts[1].ends_with("/12"));
         }
         // "Returns the value" repeats too, but 180 points above the bottom edge: not furniture.
+    }
+
+    #[test]
+    fn a_title_that_repeats_the_running_head_lower_on_its_page_is_kept() {
+        let mut pages: Vec<PageText> = (1..=3).map(|n| page(n, &format!("Body of page {n}"))).collect();
+        pages[0]
+            .runs
+            .push(run("Assert | Node.js v18.20.4 Documentation", 72.0, 60.0, 20.0));
+        let segmented: Vec<_> = pages.iter().map(segments).collect();
+        let input: Vec<(f64, &[Segment])> = segmented.iter().map(|s| (792.0, s.as_slice())).collect();
+        let out = furniture(&input);
+        let kept: Vec<String> = (0..segmented[0].len())
+            .filter(|i| !out[0].contains(i))
+            .map(|i| segmented[0][i].text())
+            .collect();
+        assert!(
+            kept.contains(&"Assert | Node.js v18.20.4 Documentation".to_owned()),
+            "{kept:?}"
+        );
+        assert_eq!(out[0].len(), 2);
     }
 
     #[test]

@@ -197,6 +197,10 @@ const MIN_COLUMN_LINES: usize = 3;
 /// than at the widest one, so a hostile page costs linear, not quadratic, work.
 const CUT_ONE_GAP_UP_TO: usize = 2_000;
 
+/// A line narrower than this share of its region, alone above or below the rest, is cut off
+/// before the widest gap is looked for.
+const LONE_LINE_SHARE: f64 = 0.3;
+
 /// XY-cut recursion deeper than this reads the rest of a region line by line.
 const MAX_CUT_DEPTH: usize = 64;
 
@@ -296,8 +300,23 @@ fn band_cut(segments: &[Segment], region: &[usize]) -> Vec<Vec<usize>> {
     if gaps.is_empty() {
         return vec![by_y];
     }
+    let region_x0 = region.iter().map(|&i| segments[i].bbox.x0).fold(f64::MAX, f64::min);
+    let region_x1 = region.iter().map(|&i| segments[i].bbox.x1).fold(f64::MIN, f64::max);
+    // A lone narrow line at the top or bottom (a page number, a centred label) is cut off first:
+    // it would otherwise block the column cut below it.
+    let lone_narrow = |part: &[usize]| {
+        let first_line = segments[part[0]].line;
+        let x0 = part.iter().map(|&i| segments[i].bbox.x0).fold(f64::MAX, f64::min);
+        let x1 = part.iter().map(|&i| segments[i].bbox.x1).fold(f64::MIN, f64::max);
+        part.iter().all(|&i| segments[i].line == first_line) && x1 - x0 < LONE_LINE_SHARE * (region_x1 - region_x0)
+    };
+    let (first_gap, last_gap) = (gaps[0].1, gaps[gaps.len() - 1].1);
     let cuts: Vec<usize> = if region.len() > CUT_ONE_GAP_UP_TO {
         gaps.iter().map(|&(_, position)| position).collect()
+    } else if lone_narrow(&by_y[last_gap..]) {
+        vec![last_gap]
+    } else if lone_narrow(&by_y[..first_gap]) {
+        vec![first_gap]
     } else {
         // The widest gap; among gaps as wide (a column's even line spacing), the one nearest the
         // middle, so the recursion halves the region instead of peeling one line at a time.

@@ -46,9 +46,9 @@ builtin_parser! {
 }
 
 /// The limits the PDF parser enforces; past one, parsing stops with
-/// [`ParseError::LimitExceeded`] instead of exhausting memory or time.
+/// [`ParseError::LimitExceeded`] instead of exhausting memory or time. Set some and keep the
+/// rest: `PdfLimits { max_pages: 100, ..PdfLimits::DEFAULT }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct PdfLimits {
     /// Pages read.
     pub max_pages: usize,
