@@ -433,6 +433,20 @@ mod with_pdf {
     const HELVETICA_FONT: &[u8] = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
 
     #[test]
+    fn text_drawn_outside_the_page_is_counted_not_read() {
+        // A hidden line far left of the page (a trick of keyword stuffing), then the visible text.
+        let pdf = one_page(
+            b"BT /F1 12 Tf -900 720 Td (hidden keywords) Tj ET BT /F1 12 Tf 72 700 Td (Visible text) Tj ET",
+            HELVETICA,
+            &[HELVETICA_FONT],
+        );
+        let parsed = parse_bytes("offpage.pdf", &pdf).unwrap();
+        assert_eq!(parsed.document.text, "Visible text");
+        let rendition = parsed.rendition.unwrap();
+        assert_eq!(rendition.left_out.get("off_page"), Some(&"hidden keywords".len()));
+    }
+
+    #[test]
     fn hostile_structures_are_read_or_refused_in_bounded_work() {
         // A standard font without widths, drawn by hand: read.
         let pdf = one_page(
@@ -473,7 +487,8 @@ mod with_pdf {
             &b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>"[..],
             &[0xff; 4096],
         ] {
-            let _ = parse_bytes("garbage.pdf", garbage);
+            let err = parse_bytes("garbage.pdf", garbage).unwrap_err().to_string();
+            assert!(err.starts_with("garbage.pdf: "), "{err}");
         }
     }
 }

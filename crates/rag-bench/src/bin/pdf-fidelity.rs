@@ -1,7 +1,7 @@
 //! `pdf-fidelity`: how much of a reference extractor's text the PDF parser recovers, in order.
 //!
 //! ```text
-//! pdf-fidelity --reference DIR [--json FILE] [--renditions DIR] FILE.pdf...
+//! pdf-fidelity --reference DIR [--ignore-lines REGEX] [--json FILE] [--renditions DIR] FILE.pdf...
 //! ```
 //!
 //! For each PDF, the reference is `DIR/<name>.txt` (poppler's `pdftotext FILE.pdf DIR/FILE.pdf.txt`,
@@ -12,6 +12,9 @@
 //! before another) count only once in order. The overall figure is the sum of the common words over
 //! the sum of the reference words. Page furniture the parser leaves out on purpose counts as missing.
 //! `--renditions DIR` writes each rendition to `DIR/<name>.md`, to read what was compared.
+//! `--ignore-lines REGEX` drops the reference's lines that match (the whole line, trimmed), to
+//! score against the body text alone when the furniture is known (a browser's print header and
+//! footer, say).
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
 use std::path::{Path, PathBuf};
@@ -36,6 +39,7 @@ fn run() -> Result<ExitCode, String> {
     let mut reference: Option<PathBuf> = None;
     let mut json_out: Option<PathBuf> = None;
     let mut renditions: Option<PathBuf> = None;
+    let mut ignore: Option<regex::Regex> = None;
     let mut files = Vec::new();
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
@@ -43,8 +47,18 @@ fn run() -> Result<ExitCode, String> {
             Some("--reference") => reference = args.next().map(PathBuf::from),
             Some("--json") => json_out = args.next().map(PathBuf::from),
             Some("--renditions") => renditions = args.next().map(PathBuf::from),
+            Some("--ignore-lines") => {
+                let pattern = args
+                    .next()
+                    .and_then(|p| p.into_string().ok())
+                    .ok_or("--ignore-lines needs a REGEX")?;
+                let anchored = format!("^(?:{pattern})$");
+                ignore = Some(regex::Regex::new(&anchored).map_err(|e| format!("--ignore-lines: {e}"))?);
+            }
             Some("-h" | "--help") => {
-                println!("usage: pdf-fidelity --reference DIR [--json FILE] [--renditions DIR] FILE.pdf...");
+                println!(
+                    "usage: pdf-fidelity --reference DIR [--ignore-lines REGEX] [--json FILE] [--renditions DIR] FILE.pdf..."
+                );
                 return Ok(ExitCode::SUCCESS);
             }
             _ => files.push(PathBuf::from(arg)),
@@ -74,6 +88,7 @@ fn run() -> Result<ExitCode, String> {
             file,
             &reference.join(format!("{name}.txt")),
             dump.as_deref(),
+            ignore.as_ref(),
         );
         match result {
             Ok(score) => {
@@ -145,6 +160,7 @@ fn score(
     pdf: &Path,
     reference: &Path,
     dump: Option<&Path>,
+    ignore: Option<&regex::Regex>,
 ) -> Result<Score, String> {
     let bytes = std::fs::read(pdf).map_err(|e| format!("{}: {e}", pdf.display()))?;
     let reference_text = std::fs::read(reference).map_err(|e| format!("{}: {e}", reference.display()))?;
@@ -163,7 +179,13 @@ fn score(
         std::fs::write(path, &parsed.document.text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let ours = words(&parsed.document.text);
-    let theirs = words(&String::from_utf8_lossy(&reference_text));
+    let reference_text = String::from_utf8_lossy(&reference_text);
+    let kept: String = reference_text
+        .split(['\n', '\u{c}'])
+        .filter(|line| ignore.is_none_or(|re| !re.is_match(line.trim())))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let theirs = words(&kept);
     Ok(Score {
         reference: theirs.len(),
         ours: ours.len(),

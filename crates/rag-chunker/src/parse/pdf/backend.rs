@@ -218,6 +218,8 @@ fn read_page(
         operations: 0,
         forms: Vec::new(),
         too_many_runs: false,
+        off_page_bytes: 0,
+        scratch: String::new(),
     };
     interpreter.run(&content, &resources, IDENTITY)?;
     if interpreter.too_many_runs {
@@ -232,6 +234,7 @@ fn read_page(
         width,
         height,
         runs: interpreter.runs,
+        off_page_bytes: interpreter.off_page_bytes,
     })
 }
 
@@ -307,6 +310,10 @@ struct Interpreter<'a> {
     forms: Vec<ObjectId>,
     /// Whether the page drew more runs than [`PdfLimits::max_runs_per_page`].
     too_many_runs: bool,
+    /// Bytes of text drawn outside the page's visible box.
+    off_page_bytes: usize,
+    /// Where the text of a glyph off the page is decoded, to count it.
+    scratch: String,
 }
 
 /// A kern in a `TJ` array wider than this share of an em reads as a space between words.
@@ -535,17 +542,22 @@ impl Interpreter<'_> {
             // The font size as drawn: the length of one text-space unit upwards, in points.
             let size = ((up.0 - origin.0).powi(2) + (up.1 - origin.1).powi(2)).sqrt() * font.scale * 1000.0;
             let inside = x1 >= 0.0 && x0 <= self.width && y1 >= 0.0 && y0 <= self.height;
-            if !glyph.text.is_empty() && inside && size.is_finite() {
+            if inside && size.is_finite() {
                 // A large jump back or forward inside one string starts a new run.
                 if let Some(bbox) = pending.bbox
                     && (x0 + 0.01 < bbox.x0 || x0 - bbox.x1 > KERN_GAP_EM * size.max(1.0))
                 {
                     self.flush(pending);
                 }
-                pending.text.push_str(&glyph.text);
-                let rect = Rect::new(x0, y0, x1.max(x0), y1.max(y0));
-                pending.bbox = Some(pending.bbox.map_or(rect, |b| b.union(&rect)));
-                pending.size = pending.size.max(size);
+                if font.decode(glyph.code, &mut pending.text) > 0 {
+                    let rect = Rect::new(x0, y0, x1.max(x0), y1.max(y0));
+                    pending.bbox = Some(pending.bbox.map_or(rect, |b| b.union(&rect)));
+                    pending.size = pending.size.max(size);
+                }
+            } else {
+                // Text drawn outside the visible page is not on the page; it is counted, not read.
+                self.scratch.clear();
+                self.off_page_bytes += font.decode(glyph.code, &mut self.scratch);
             }
             let word_spacing = if glyph.single_byte && glyph.code == 32 {
                 state.word_spacing

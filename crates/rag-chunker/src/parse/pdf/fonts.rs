@@ -29,13 +29,11 @@ pub(super) struct Font {
     pub(super) mono: bool,
 }
 
-/// A code's length in bytes, the code, its text (empty when the font cannot say) and its width in
-/// glyph units.
-#[derive(Debug, Clone, PartialEq)]
+/// One code of a string: the code, whether it is one byte, and its width in glyph units.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Glyph {
     pub(super) code: u32,
     pub(super) single_byte: bool,
-    pub(super) text: String,
     pub(super) width: f64,
 }
 
@@ -120,34 +118,36 @@ impl Font {
         }
     }
 
-    /// The glyphs a string shows, code by code.
-    pub(super) fn glyphs(&self, bytes: &[u8]) -> Vec<Glyph> {
+    /// The glyphs a string shows, code by code (lazily: a string of millions of codes costs no
+    /// memory of its own).
+    pub(super) fn glyphs<'a>(&'a self, bytes: &'a [u8]) -> impl Iterator<Item = Glyph> + 'a {
         let step = if self.two_byte { 2 } else { 1 };
-        bytes
-            .chunks(step)
-            .map(|chunk| {
-                let code = chunk.iter().fold(0u32, |code, &b| code << 8 | u32::from(b));
-                let mut text = self
-                    .to_unicode
-                    .as_ref()
-                    .and_then(|map| map.get(code))
-                    .unwrap_or_default();
-                if text.is_empty()
-                    && let Some(encoding) = &self.encoding
-                {
-                    let c = encoding[code as usize & 0xff];
-                    if c != '\0' {
-                        text.push(c);
-                    }
-                }
-                Glyph {
-                    code,
-                    single_byte: step == 1,
-                    text,
-                    width: self.widths.get(&code).copied().unwrap_or(self.default_width),
-                }
-            })
-            .collect()
+        bytes.chunks(step).map(move |chunk| {
+            let code = chunk.iter().fold(0u32, |code, &b| code << 8 | u32::from(b));
+            Glyph {
+                code,
+                single_byte: step == 1,
+                width: self.widths.get(&code).copied().unwrap_or(self.default_width),
+            }
+        })
+    }
+
+    /// Appends the text of `code` to `out` (nothing when the font cannot say what it is); returns
+    /// the bytes appended.
+    pub(super) fn decode(&self, code: u32, out: &mut String) -> usize {
+        let before = out.len();
+        if let Some(text) = self.to_unicode.as_ref().and_then(|map| map.get(code)) {
+            out.push_str(&text);
+        }
+        if out.len() == before
+            && let Some(encoding) = &self.encoding
+        {
+            let c = encoding[code as usize & 0xff];
+            if c != '\0' {
+                out.push(c);
+            }
+        }
+        out.len() - before
     }
 }
 

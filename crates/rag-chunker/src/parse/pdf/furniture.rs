@@ -171,6 +171,7 @@ mod tests {
                 run("Returns the value", 72.0, 600.0, 10.0),
                 run(&format!("{number}/12"), 540.0, 770.0, 8.0),
             ],
+            off_page_bytes: 0,
         }
     }
 

@@ -59,6 +59,8 @@ pub(super) struct PageText {
     pub(super) width: f64,
     pub(super) height: f64,
     pub(super) runs: Vec<TextRun>,
+    /// Bytes of text the page draws outside its visible box, which no run holds.
+    pub(super) off_page_bytes: usize,
 }
 
 /// Runs of one line of a page that sit together: no gap wider than [`SEGMENT_GAP_EM`] between
@@ -361,6 +363,7 @@ pub(super) mod tests {
             width: 612.0,
             height: 792.0,
             runs,
+            off_page_bytes: 0,
         }
     }
 
