@@ -447,6 +447,34 @@ mod with_pdf {
     }
 
     #[test]
+    fn deeply_nested_objects_are_refused_or_skipped_without_overflowing_the_stack() {
+        let arrays = [b"[".repeat(100_000), b"]".repeat(100_000)].concat();
+        let dicts = [b"<< /A ".repeat(100_000), b">>".repeat(100_000)].concat();
+        for (what, deep) in [("arrays", &arrays), ("dictionaries", &dicts)] {
+            // An object nobody refers to: the page is still read.
+            let pdf = one_page(
+                b"BT /F1 12 Tf 72 720 Td (Hello world) Tj ET",
+                HELVETICA,
+                &[HELVETICA_FONT, deep],
+            );
+            let parsed = parse_bytes("deep.pdf", &pdf);
+            let text = parsed.map(|p| p.document.text).map_err(|e| e.to_string());
+            assert_eq!(text.as_deref(), Ok("Hello world"), "{what}");
+            // The same nesting inside the catalog: the document cannot be read, and says so.
+            let catalog = [b"<< /Type /Catalog /Pages 2 0 R /X ".as_slice(), deep, b" >>"].concat();
+            let pdf = String::from_utf8_lossy(&one_page(b"", b"<< >>", &[]))
+                .replacen(
+                    "<< /Type /Catalog /Pages 2 0 R >>",
+                    &String::from_utf8_lossy(&catalog),
+                    1,
+                )
+                .into_bytes();
+            let err = error_of("deep.pdf", &pdf);
+            assert!(err.starts_with("deep.pdf: "), "{what}: {err}");
+        }
+    }
+
+    #[test]
     fn hostile_structures_are_read_or_refused_in_bounded_work() {
         // A standard font without widths, drawn by hand: read.
         let pdf = one_page(

@@ -464,3 +464,76 @@ fn a_missing_tokenizer_json_is_an_error_naming_it() {
             "expected cl100k_base, o200k_base or the path of a Hugging Face tokenizer.json",
         ));
 }
+
+/// A PDF of rag-chunker's fixtures (made by Chromium, qpdf; see their README).
+fn pdf_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        crate::workspace_root()
+            .join("crates/rag-chunker/tests/fixtures/pdf")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_directory_of_pdfs_is_chunked_with_pages_and_boxes_and_the_bad_ones_are_named() {
+    let dir = dir_with("pdfs", &[("docs/notes.md", "# Notes\n\nSee the guide.\n")]);
+    let guide = pdf_fixture("guide.pdf");
+    std::fs::write(dir.join("docs/guide.pdf"), &guide).unwrap();
+    std::fs::write(dir.join("docs/drawing.pdf"), pdf_fixture("drawing.pdf")).unwrap();
+    std::fs::write(dir.join("docs/secret.pdf"), pdf_fixture("secret-password.pdf")).unwrap();
+    std::fs::write(dir.join("docs/cut.pdf"), &guide[..400]).unwrap();
+    let assert = partly_failed(
+        ragctl_in(&dir).args(["chunk", "docs", "--format", "jsonl", "--max-tokens", "128"]),
+        &[
+            "docs/drawing.pdf: has no text layer (1 page of images or drawings only): run OCR and chunk the `.ocr.json`",
+            "docs/secret.pdf: is encrypted and does not open without a password",
+            "docs/cut.pdf: is damaged or truncated",
+        ],
+    );
+    let out = &assert.get_output().stdout;
+    assert_eq!(source_uris(out), ["docs/guide.pdf", "docs/notes.md"]);
+    let chunks = jsonl(out);
+    let pdf_chunks: Vec<&Value> = chunks.iter().filter(|c| c["source_uri"] == "docs/guide.pdf").collect();
+    assert!(pdf_chunks.len() > 3, "{}", pdf_chunks.len());
+    let mut pages = std::collections::BTreeSet::new();
+    for chunk in &pdf_chunks {
+        let origins = chunk["provenance"].as_array().unwrap();
+        assert!(!origins.is_empty(), "{chunk}");
+        for origin in origins {
+            assert_eq!(origin["kind"], "page", "{origin}");
+            let bbox: Vec<f64> = origin["bbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            // Points from the top-left corner of a Letter/A4 page.
+            assert!(
+                bbox[0] < bbox[2] && bbox[1] < bbox[3] && bbox[2] <= 612.0 && bbox[3] <= 842.0,
+                "{origin}"
+            );
+            pages.insert(origin["page"].as_u64().unwrap());
+        }
+    }
+    assert_eq!(pages.into_iter().collect::<Vec<_>>(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn a_pdf_reports_the_furniture_it_left_out_and_reads_from_stdin() {
+    let dir = scratch_dir("pdf-text");
+    std::fs::write(dir.join("guide.pdf"), pdf_fixture("guide.pdf")).unwrap();
+    stdout_has(
+        ragctl_in(&dir).args(["chunk", "guide.pdf"]).assert().success(),
+        &["guide.pdf", "parser:     pdf", "page_furniture"],
+    );
+    // Binary stdin is not decoded as UTF-8.
+    let from_file = stdout_of(ragctl_in(&dir).args(["chunk", "guide.pdf", "--format", "jsonl"]));
+    let from_stdin = stdout_of(
+        ragctl_in(&dir)
+            .args(["chunk", "-", "--type", "pdf", "--format", "jsonl"])
+            .write_stdin(pdf_fixture("guide.pdf")),
+    );
+    let texts = |out: &[u8]| jsonl(out).iter().map(|c| c["content"].clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&from_stdin), texts(&from_file));
+}
