@@ -1,11 +1,14 @@
 //! What the fuzz targets share: decoding a chunker configuration from the input's first byte,
-//! and parse + chunk + contract check of one document, output size included.
+//! and parse + chunk + contract check of one document, output size included; for DOCX, the
+//! package the XML targets wrap their input in.
 
 use std::sync::{Arc, OnceLock};
 
 use rag_chunker::{DocumentType, HeadingAwareChunker, TiktokenCounter, parse_document};
 use rag_contract::chunker::{Budget, check_chunker, output_linear_in_input};
-use rag_core::{CorpusId, DocumentId, ParseError, Principal, RequestContext, SourceBytes, TokenCounter};
+use rag_core::{
+    CorpusId, DocumentId, ParseError, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
+};
 
 fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
     static COUNTERS: OnceLock<[Arc<dyn TokenCounter>; 2]> = OnceLock::new();
@@ -23,25 +26,10 @@ fn counters() -> &'static [Arc<dyn TokenCounter>; 2] {
 /// including the output-size bound (`max_repetition`, `max_json_overhead`) and the length of the
 /// titles in `heading_path`.
 pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
-    let Some((&config, bytes)) = data.split_first() else { return };
-    let counter = &counters()[usize::from(config & 1)];
-    let max_tokens = 4 + usize::from(config >> 2);
-    let overlap = usize::from(config >> 1 & 1) * (max_tokens / 4);
-    let ctx = RequestContext::new(
-        "acme",
-        Principal {
-            id: "fuzz".into(),
-            acl_labels: vec!["staff".into()],
-        },
-    );
-    let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
-    let source = SourceBytes {
-        document_id: &id,
-        corpus_id: &corpus,
-        source_uri: "fuzz",
-        bytes,
+    let Some((&config, bytes)) = data.split_first() else {
+        return;
     };
-    let parsed = match parse_document(&ctx, doc_type, source) {
+    let parsed = match parse_document(&ctx(), doc_type, source(bytes)) {
         Ok(parsed) => parsed,
         Err(ParseError::InvalidUtf8 { offset, .. }) => {
             // The error must point at the first invalid byte.
@@ -49,24 +37,101 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
             assert_eq!(Some(offset), expected, "invalid UTF-8 reported at the wrong offset");
             return;
         }
+        // A page past a documented limit is refused, naming the limit; nothing else is an error.
+        Err(ParseError::LimitExceeded { .. }) if doc_type == DocumentType::Html => return,
         Err(err) => panic!("a {doc_type} parser refused UTF-8 input: {err}"),
     };
+    if let Some(rendition) = &parsed.rendition {
+        // A rendition: its source map in text order, inside the text, naming bytes of the input;
+        // its size linear in the input (line prefixes of nested lists and quotes stop growing).
+        let text = &parsed.document.text;
+        assert!(text.len() <= 41 * bytes.len() + 64, "a rendition of {} bytes from {}", text.len(), bytes.len());
+        let mut previous_end = 0;
+        for mapped in &rendition.source_map {
+            assert!(mapped.span.start >= previous_end && mapped.span.end <= text.len(), "source map out of order");
+            previous_end = mapped.span.end;
+            if let rag_core::Origin::Bytes { start, end } = mapped.origin {
+                assert!(start <= end && end <= bytes.len(), "origin {start}..{end} outside the input");
+            }
+        }
+    }
+    chunk_check(config, &parsed);
+}
+
+/// Like [`parse_chunk_check`], for a binary format (DOCX) whose parser may refuse its input:
+/// broken or hostile input must be a malformed-input or limit error (never a panic, never another
+/// error), and a document it accepts must keep every promise, its rendition's too (source map in
+/// text order, not overlapping, on character boundaries).
+pub fn parse_binary_chunk_check(doc_type: DocumentType, data: &[u8]) {
+    let Some((&config, bytes)) = data.split_first() else {
+        return;
+    };
+    let parsed = match parse_document(&ctx(), doc_type, source(bytes)) {
+        Ok(parsed) => parsed,
+        Err(ParseError::Malformed { .. } | ParseError::LimitExceeded { .. }) => return,
+        Err(err) => panic!("a {doc_type} parser failed with an unexpected error: {err}"),
+    };
+    let rendition = parsed
+        .rendition
+        .as_ref()
+        .expect("a binary format's text is a rendition");
+    let text = &parsed.document.text;
+    let mut previous_end = 0;
+    for mapped in &rendition.source_map {
+        let span = mapped.span;
+        assert!(
+            span.start >= previous_end && span.start < span.end && span.end <= text.len(),
+            "source map: {span:?}"
+        );
+        assert!(
+            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+            "source map: {span:?}"
+        );
+        previous_end = span.end;
+    }
+    chunk_check(config, &parsed);
+}
+
+fn ctx() -> RequestContext {
+    RequestContext::new(
+        "acme",
+        Principal {
+            id: "fuzz".into(),
+            acl_labels: vec!["staff".into()],
+        },
+    )
+}
+
+fn source(bytes: &[u8]) -> SourceBytes<'_> {
+    static IDS: OnceLock<(DocumentId, CorpusId)> = OnceLock::new();
+    let (id, corpus) = IDS.get_or_init(|| (DocumentId::from("doc"), CorpusId::from("corpus")));
+    SourceBytes {
+        document_id: id,
+        corpus_id: corpus,
+        source_uri: "fuzz",
+        bytes,
+    }
+}
+
+/// Chunks `parsed` with the configuration `config` names and checks every promise, the output
+/// bounded by the document's text (the input itself, for Markdown and text).
+fn chunk_check(config: u8, parsed: &ParsedDocument) {
+    let ctx = ctx();
+    let counter = &counters()[usize::from(config & 1)];
+    let max_tokens = 4 + usize::from(config >> 2);
+    let overlap = usize::from(config >> 1 & 1) * (max_tokens / 4);
     let chunker = HeadingAwareChunker::new(max_tokens, overlap, Arc::clone(counter)).expect("valid configuration");
     let budget = Budget {
         max_tokens,
         counter: counter.as_ref(),
     };
-    let report = check_chunker(&chunker, &ctx, &parsed, Some(budget));
-    assert!(
-        report.passed(),
-        "{} {max_tokens}/{overlap}: {report}",
-        counter.name()
-    );
+    let report = check_chunker(&chunker, &ctx, parsed, Some(budget));
+    assert!(report.passed(), "{} {max_tokens}/{overlap}: {report}", counter.name());
     let chunks = chunker
-        .chunk_document(&ctx, &parsed)
+        .chunk_document(&ctx, parsed)
         .expect("the contract check chunked this document without error");
     let overhead = chunker.max_json_overhead(&ctx, &parsed.document);
-    let broken = output_linear_in_input(&parsed, &chunks, chunker.max_repetition(), overhead);
+    let broken = output_linear_in_input(parsed, &chunks, chunker.max_repetition(), overhead);
     assert!(
         broken.is_empty(),
         "{} {max_tokens}/{overlap}: output not linear in the input: {broken:?}",
@@ -76,8 +141,11 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
         .iter()
         .map(|c| serde_json::to_string(c).map_or(0, |line| line.len() + 1))
         .sum();
-    let bound = 6 * chunker.max_repetition() * bytes.len() + overhead * chunks.len();
-    assert!(output <= bound, "{output} bytes of JSON Lines, over the bound of {bound}");
+    let bound = 6 * chunker.max_repetition() * parsed.document.text.len() + overhead * chunks.len();
+    assert!(
+        output <= bound,
+        "{output} bytes of JSON Lines, over the bound of {bound}"
+    );
     for chunk in &chunks {
         let titles = chunk.metadata["heading_path"].as_array().map_or(&[][..], Vec::as_slice);
         assert!(
@@ -89,4 +157,29 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
             HeadingAwareChunker::MAX_PATH_TITLE_CHARS
         );
     }
+}
+
+/// A DOCX package (stored, not deflated, so the fuzzer's bytes reach the XML reader as they are)
+/// whose `word/document.xml` is `document` and whose `word/styles.xml` and `word/numbering.xml`
+/// are `styles` and `numbering` when given.
+pub fn docx_package(document: &[u8], styles: Option<&[u8]>, numbering: Option<&[u8]>) -> Vec<u8> {
+    use std::io::Write as _;
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let rels = "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+        <Relationship Id=\"s\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles\" Target=\"styles.xml\"/>\
+        <Relationship Id=\"n\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering\" Target=\"numbering.xml\"/>\
+        <Relationship Id=\"h\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink\" Target=\"https://example.com/\" TargetMode=\"External\"/>\
+        </Relationships>";
+    let mut parts: Vec<(&str, &[u8])> = vec![
+        ("word/document.xml", document),
+        ("word/_rels/document.xml.rels", rels.as_bytes()),
+    ];
+    parts.extend(styles.map(|s| ("word/styles.xml", s)));
+    parts.extend(numbering.map(|n| ("word/numbering.xml", n)));
+    for (name, bytes) in parts {
+        writer.start_file(name, options).expect("writing to memory");
+        writer.write_all(bytes).expect("writing to memory");
+    }
+    writer.finish().expect("writing to memory").into_inner()
 }

@@ -454,7 +454,9 @@ pub fn packer_edge_cases(identical: usize) -> Vec<PackerCase> {
         nested = json!({ "n": nested });
     }
     odd[0].metadata.insert("deep".into(), nested);
-    odd[1].extra.insert("embedding_model".into(), json!("e5-large"));
+    odd[1]
+        .insert_extra("embedding_model", json!("e5-large"))
+        .expect("embedding_model is no field of a chunk");
     odd[2].trust = TrustLevel::Untrusted;
     cases.push(case("deep metadata, unknown fields, trust levels", odd, 100));
     // Labels the local principal does not hold, on a candidate, a pinned chunk and a chunk whose

@@ -12,6 +12,10 @@ pub(crate) fn ci() -> Result<(), String> {
     clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
     run(clippy)?;
 
+    // Licences and advisories take seconds once cargo-deny is installed; a refused licence
+    // should not wait for the test build.
+    crate::deny::deny()?;
+
     // rag-python has no Rust tests (its suite is pytest, in `python` below); leaving it out keeps
     // the features it turns on (rag-tokens' bpe-openai, whose build script builds tables) out of
     // the debug test build.
@@ -26,8 +30,7 @@ pub(crate) fn ci() -> Result<(), String> {
     run(doc)?;
 
     contract()?;
-    crate::python::python()?;
-    crate::deny::deny()
+    crate::python::python()
 }
 
 /// The contract suite: every rule against every implementation in the workspace.

@@ -12,7 +12,14 @@ use std::process::Command;
 use crate::run::{run, workspace_root};
 
 /// The targets in `fuzz/fuzz_targets/`.
-const TARGETS: [&str; 3] = ["markdown_chunk", "text_chunk", "jsonl_pack"];
+const TARGETS: [&str; 6] = [
+    "markdown_chunk",
+    "text_chunk",
+    "html_chunk",
+    "jsonl_pack",
+    "docx_chunk",
+    "docx_xml_chunk",
+];
 
 pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
     let mut seconds = 60u64;

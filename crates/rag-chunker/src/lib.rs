@@ -43,9 +43,11 @@ pub use rag_tokens as tokens;
 
 pub use heading_aware::HeadingAwareChunker;
 pub use parse::{
-    DocumentType, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser, UnknownDocumentType,
-    ocr_result_to_parsed_document, parse_document, parse_document_owned,
+    DocumentType, DocxParser, MarkdownParser, OcrJsonParser, OcrRegion, OcrResult, PlainTextParser,
+    UnknownDocumentType, ocr_result_to_parsed_document, parse_document, parse_document_owned,
 };
+#[cfg(feature = "html")]
+pub use parse::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
 #[cfg(feature = "bpe-openai")]
 pub use rag_tokens::BpeOpenAiCounter;
 pub use rag_tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};

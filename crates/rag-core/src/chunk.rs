@@ -44,12 +44,47 @@ pub struct MissingContentError {
     pub id: ChunkId,
 }
 
+/// The top-level fields of a chunk's JSON form: every one, so that a misspelt key is warned
+/// about whichever field it was meant for (a misspelt `tokenizer` would otherwise let a count
+/// made with another tokenizer be trusted silently).
+pub const CHUNK_FIELDS: [&str; 17] = [
+    "id",
+    "document_id",
+    "tenant_id",
+    "position",
+    "parent_id",
+    "content",
+    "content_ref",
+    "token_count",
+    "tokenizer",
+    "span",
+    "provenance",
+    "source_uri",
+    "score",
+    "trust",
+    "pinned",
+    "acl_labels",
+    "metadata",
+];
+
+/// Why an extra field was refused: its key names a field of the chunk, and the JSON form would
+/// carry that key twice (the second would overwrite the field when read back).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("chunk {id}: extra field `{key}` names a field of the chunk; set the field itself")]
+pub struct ExtraFieldError {
+    /// The chunk whose extra field was refused.
+    pub id: ChunkId,
+    /// The key, one of [`CHUNK_FIELDS`].
+    pub key: String,
+}
+
 /// A piece of a document, sized for a model's context.
 ///
 /// Its JSON form is the interchange format of the CLI: `ragctl chunk --format jsonl` writes one per
 /// line and `ragctl pack` reads them. A chunk always has `content`, `content_ref` or both: the
 /// constructors and deserialisation enforce it. Fields the format does not know are kept in
-/// [`extra`](Self::extra) and written back unchanged.
+/// [`extra`](Self::extra) and written back unchanged; an extra key never names a field of the
+/// chunk ([`CHUNK_FIELDS`]), so each key is written once and reads back as what it was.
 ///
 /// ```
 /// use rag_core::Chunk;
@@ -115,8 +150,9 @@ pub struct Chunk {
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
     /// Fields this version does not know, kept so that a pipe through `ragctl` loses nothing.
+    /// Private so that no key of [`CHUNK_FIELDS`] gets in: see [`set_extra`](Self::set_extra).
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    extra: Map<String, Value>,
 }
 
 impl Chunk {
@@ -226,6 +262,52 @@ impl Chunk {
         Ok(())
     }
 
+    /// The fields of the JSON form this version does not know, kept so a round trip loses
+    /// nothing.
+    pub fn extra(&self) -> &Map<String, Value> {
+        &self.extra
+    }
+
+    /// Replaces the extra fields; fails, leaving the chunk unchanged, if a key names a field of
+    /// the chunk (`tenant_id`, `content`, ...: set the field itself).
+    ///
+    /// ```
+    /// use rag_core::Chunk;
+    /// use serde_json::{Map, json};
+    ///
+    /// let mut chunk = Chunk::with_content("a", "d", "acme", "salary");
+    /// let mut extra = Map::new();
+    /// extra.insert("tenant_id".into(), json!("globex"));
+    /// assert!(chunk.set_extra(extra).is_err());
+    /// assert_eq!(chunk.insert_extra("embedding_model", json!("e5"))?, None);
+    /// assert_eq!(chunk.extra()["embedding_model"], "e5");
+    /// # Ok::<(), rag_core::ExtraFieldError>(())
+    /// ```
+    pub fn set_extra(&mut self, extra: Map<String, Value>) -> Result<(), ExtraFieldError> {
+        if let Some(key) = extra.keys().find(|key| is_field(key)) {
+            return Err(self.extra_field_error(key));
+        }
+        self.extra = extra;
+        Ok(())
+    }
+
+    /// Sets one extra field, returning the value it replaces; fails, leaving the chunk unchanged,
+    /// if `key` names a field of the chunk.
+    pub fn insert_extra(&mut self, key: impl Into<String>, value: Value) -> Result<Option<Value>, ExtraFieldError> {
+        let key = key.into();
+        if is_field(&key) {
+            return Err(self.extra_field_error(&key));
+        }
+        Ok(self.extra.insert(key, value))
+    }
+
+    fn extra_field_error(&self, key: &str) -> ExtraFieldError {
+        ExtraFieldError {
+            id: self.id.clone(),
+            key: key.to_owned(),
+        }
+    }
+
     /// The score the packer ranks by: the chunk's score, or 0.0 when it has none.
     pub fn score_or_zero(&self) -> f64 {
         self.score.unwrap_or(0.0)
@@ -261,7 +343,22 @@ impl Chunk {
     }
 }
 
-/// The wire form, checked by `TryFrom` so that a chunk without a body never exists.
+/// Whether `key` is a field of the chunk's JSON form.
+fn is_field(key: &str) -> bool {
+    CHUNK_FIELDS.contains(&key)
+}
+
+/// Why the wire form is not a chunk.
+#[derive(Debug, thiserror::Error)]
+enum InvalidChunk {
+    #[error(transparent)]
+    Body(#[from] MissingContentError),
+    #[error(transparent)]
+    Extra(#[from] ExtraFieldError),
+}
+
+/// The wire form, checked by `TryFrom` so that a chunk without a body, or with an extra field that
+/// names a field, never exists.
 #[derive(Deserialize)]
 // Errors name what the input should be, not this private type.
 #[serde(expecting = "a chunk (a JSON object)")]
@@ -302,11 +399,20 @@ struct ChunkRepr {
 }
 
 impl TryFrom<ChunkRepr> for Chunk {
-    type Error = MissingContentError;
+    type Error = InvalidChunk;
 
     fn try_from(repr: ChunkRepr) -> Result<Self, Self::Error> {
         if repr.content.is_none() && repr.content_ref.is_none() {
-            return Err(MissingContentError { id: repr.id });
+            return Err(MissingContentError { id: repr.id }.into());
+        }
+        // serde routes every known key to its field (a repeated one is a `duplicate field`
+        // error), so this holds already; it is checked here so that no door lets one in.
+        if let Some(key) = repr.extra.keys().find(|key| is_field(key)) {
+            return Err(ExtraFieldError {
+                id: repr.id,
+                key: key.clone(),
+            }
+            .into());
         }
         Ok(Self {
             id: repr.id,
@@ -419,10 +525,53 @@ mod tests {
         let line = json!({"id": "c", "document_id": "d", "tenant_id": "t", "content": "x",
                           "embedding_model": "e5", "nested": {"a": [1, 2]}});
         let chunk: Chunk = serde_json::from_value(line.clone()).unwrap();
-        assert_eq!(chunk.extra.get("embedding_model"), Some(&json!("e5")));
+        assert_eq!(chunk.extra().get("embedding_model"), Some(&json!("e5")));
         let out = serde_json::to_value(&chunk).unwrap();
         assert_eq!(out["nested"], line["nested"]);
         assert_eq!(out["embedding_model"], "e5");
+    }
+
+    #[test]
+    fn an_extra_key_never_names_a_field() {
+        let mut chunk = Chunk::with_content("a", "d", "acme", "salary");
+        chunk.acl_labels = vec!["hr".into()];
+        for key in CHUNK_FIELDS {
+            let err = chunk.insert_extra(key, json!("INJECTED")).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("chunk a: extra field `{key}` names a field of the chunk; set the field itself")
+            );
+        }
+        let mut injected = Map::new();
+        injected.insert("embedding_model".into(), json!("e5"));
+        injected.insert("tenant_id".into(), json!("globex"));
+        assert!(chunk.set_extra(injected).is_err());
+        assert!(
+            chunk.extra().is_empty(),
+            "a refused set_extra leaves the chunk as it was"
+        );
+        assert_eq!(chunk.insert_extra("embedding_model", json!("e5")).unwrap(), None);
+
+        // Serialisation writes each key once, so the chunk reads back as it was.
+        let line = serde_json::to_string(&chunk).unwrap();
+        assert_eq!(line.matches("\"tenant_id\"").count(), 1, "{line}");
+        let back: Chunk = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, chunk);
+        assert_eq!(
+            (back.tenant_id.as_str(), back.acl_labels.as_slice()),
+            ("acme", &["hr".to_owned()][..])
+        );
+    }
+
+    #[test]
+    fn a_repeated_field_in_json_is_refused_not_kept_as_extra() {
+        for line in [
+            r#"{"id":"a","document_id":"d","tenant_id":"acme","tenant_id":"globex","content":"x"}"#,
+            r#"{"id":"a","document_id":"d","tenant_id":"acme","content":"x","content":"INJECTED"}"#,
+        ] {
+            let err = serde_json::from_str::<Chunk>(line).unwrap_err();
+            assert!(err.to_string().contains("duplicate field"), "{line}: {err}");
+        }
     }
 
     #[test]

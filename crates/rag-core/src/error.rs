@@ -343,6 +343,15 @@ pub enum PackerError {
         /// The counter's error.
         source: TokenizerError,
     },
+    /// The query the packer was to score chunks against has more distinct search terms than BM25
+    /// searches (a bound on the work and on what the scoring report lists).
+    #[error("the query has {terms} distinct search terms; BM25 searches at most {limit}")]
+    TooManyQueryTerms {
+        /// Its distinct search terms.
+        terms: usize,
+        /// The most that are searched.
+        limit: usize,
+    },
 }
 
 impl PackerError {

@@ -161,24 +161,7 @@ pub struct JsonlChunks {
     pub warnings: Vec<FieldNameWarning>,
 }
 
-/// The top-level fields of a chunk's JSON form.
-pub const CHUNK_FIELDS: [&str; 15] = [
-    "id",
-    "document_id",
-    "tenant_id",
-    "position",
-    "parent_id",
-    "content",
-    "content_ref",
-    "token_count",
-    "span",
-    "source_uri",
-    "score",
-    "trust",
-    "pinned",
-    "acl_labels",
-    "metadata",
-];
+pub use crate::chunk::CHUNK_FIELDS;
 
 /// The field of [`CHUNK_FIELDS`] that `key` spells differently only by ASCII case or punctuation,
 /// if any; `None` for a known field itself and for any other key.
@@ -215,7 +198,7 @@ pub fn field_name_warnings<'a>(
     let mut seen = BTreeSet::new();
     let mut warnings = Vec::new();
     for (line, chunk) in chunks {
-        for key in chunk.extra.keys() {
+        for key in chunk.extra().keys() {
             if let Some(field) = resembled_field(key)
                 && seen.insert(key.as_str())
             {
@@ -523,10 +506,28 @@ mod tests {
     }
 
     #[test]
+    fn a_misspelt_tokenizer_is_warned_about_like_a_misspelt_count() {
+        let input = json!({"id": "a", "document_id": "d", "content": "x",
+                           "Token_Count": 3, "Tokenizer": "tiktoken:o200k_base"})
+        .to_string();
+        let read = read_chunks(input.as_bytes(), "in.jsonl", &assign("acme")).unwrap();
+        let warnings: Vec<String> = read.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "in.jsonl:1: unknown field `Token_Count` is read as an extra field, not as `token_count`",
+                "in.jsonl:1: unknown field `Tokenizer` is read as an extra field, not as `tokenizer`",
+            ]
+        );
+    }
+
+    #[test]
     fn every_field_of_a_full_chunk_is_known() {
         let mut chunk = Chunk::with_content("c", "d", "t", "x");
         chunk.token_count = Some(1);
+        chunk.tokenizer = Some("tiktoken:cl100k_base".into());
         chunk.span = Some(crate::Span::new(0, 1));
+        chunk.provenance = vec![crate::Origin::bytes(10, 11)];
         chunk.source_uri = Some("s".into());
         chunk.score = Some(1.0);
         chunk.trust = crate::TrustLevel::Untrusted;
@@ -535,12 +536,12 @@ mod tests {
         chunk.metadata.insert("k".into(), json!(1));
         chunk.parent_id = Some("p".into());
         let value = serde_json::to_value(&chunk).unwrap();
-        for key in value.as_object().unwrap().keys() {
-            assert!(
-                CHUNK_FIELDS.contains(&key.as_str()),
-                "{key} is missing from CHUNK_FIELDS"
-            );
-        }
-        assert!(CHUNK_FIELDS.contains(&"content_ref"));
+        let mut written: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        // A chunk holds content or a reference, so one full chunk cannot show both.
+        written.push("content_ref");
+        written.sort_unstable();
+        let mut known = CHUNK_FIELDS.to_vec();
+        known.sort_unstable();
+        assert_eq!(written, known, "CHUNK_FIELDS lists exactly the fields a chunk writes");
     }
 }

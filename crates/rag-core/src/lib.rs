@@ -29,13 +29,14 @@ mod packed;
 mod provenance;
 mod spi;
 
-pub use chunk::{Chunk, MissingContentError, TrustLevel};
+pub use chunk::{CHUNK_FIELDS, Chunk, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
 pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, SelectionStrategy,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, Scoring,
+    SelectionStrategy,
 };
 pub use provenance::{MappedSpan, Origin, Rendition};
 pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError};

@@ -225,6 +225,68 @@ impl fmt::Display for DropReason {
     }
 }
 
+/// How the chunks a packer ranked got their scores, when the packer was given the query they were
+/// retrieved for ([`PackedContext::scoring`]). Only the chunks the principal may see count: the
+/// rule, the BM25 statistics and the numbers here come from them alone.
+///
+/// Its `Display` is the sentence `ragctl pack` prints on its `scoring` line.
+///
+/// ```
+/// use rag_core::Scoring;
+///
+/// let scoring = Scoring::Bm25 { chunks: 3, terms: vec!["dedup".into(), "drop".into()] };
+/// assert_eq!(
+///     scoring.to_string(),
+///     "bm25 against the query over heading path and text of 3 chunks (terms: dedup, drop); \
+///      chunks without a query term are not packed"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Scoring {
+    /// Every chunk carried a score (or there was none): the scores were used as given.
+    Given,
+    /// Some chunks carried a score and `unscored` of the `chunks` did not: the given scores stand
+    /// and a missing one counts as 0.0 (the seed's rule). Given scores and BM25 scores are on
+    /// different scales, so they are never mixed.
+    PartlyGiven {
+        /// The chunks without a score.
+        unscored: usize,
+        /// All the chunks.
+        chunks: usize,
+    },
+    /// No chunk carried a score: the packer scored the `chunks` with BM25 against the query, over
+    /// heading path and text, by the query's distinct search `terms` (sorted), and a chunk that
+    /// holds none of them is not packed (a relevance floor of 0).
+    Bm25 {
+        /// The chunks scored.
+        chunks: usize,
+        /// The query's distinct search terms, sorted; empty when the query has none (it is empty
+        /// or only stop words), and then no chunk is relevant.
+        terms: Vec<String>,
+    },
+}
+
+impl fmt::Display for Scoring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Given => f.write_str("given (every chunk had a score)"),
+            Self::PartlyGiven { unscored, chunks } => write!(
+                f,
+                "given; the {unscored} of {chunks} chunks without a score count as 0.0 (given and bm25 scores are \
+                 never mixed)"
+            ),
+            Self::Bm25 { chunks, terms } => write!(
+                f,
+                "bm25 against the query over heading path and text of {chunks} chunks (terms: {}); chunks without \
+                 a query term are not packed",
+                terms.join(", ")
+            ),
+        }
+    }
+}
+
 /// An input chunk that was not packed, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DroppedChunk {
@@ -271,6 +333,10 @@ pub struct PackedContext {
     /// context was rendered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excerpts: Vec<Excerpt>,
+    /// How the chunks were scored, when the packer was given the query (`None` otherwise: the
+    /// scores were taken as given, a missing one as 0.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring: Option<Scoring>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -341,6 +407,7 @@ impl PackedContext {
             hidden_by_acl: 0,
             context: None,
             excerpts: Vec::new(),
+            scoring: None,
         }
     }
 
@@ -402,6 +469,7 @@ mod tests {
             hidden_by_acl: 0,
             context: None,
             excerpts: Vec::new(),
+            scoring: Some(Scoring::PartlyGiven { unscored: 1, chunks: 5 }),
         }
     }
 
@@ -427,6 +495,10 @@ mod tests {
         assert_eq!(
             json["dropped"][3],
             json!({"id": "f", "reason": "over_document_cap", "document_id": "d", "cap": 1})
+        );
+        assert_eq!(
+            json["scoring"],
+            json!({"rule": "partly_given", "unscored": 1, "chunks": 5})
         );
         let back: PackedContext = serde_json::from_value(json).unwrap();
         assert_eq!(back, packed);

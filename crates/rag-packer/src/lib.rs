@@ -4,7 +4,10 @@
 //! [`ContextPacker`] runs one pipeline, each stage a module of pure functions you can also call on
 //! their own:
 //!
-//! 1. [`validate`](chunk_tokens): tenant, ids, scores, token counts (cached or counted).
+//! 0. Admission: tenant, then access labels (the chunks the principal may not see are removed:
+//!    nothing after this is computed from them), then, given the query
+//!    ([`PackerConfig::with_query`]), [`score_missing`] over the visible chunks.
+//! 1. [`validate`](chunk_tokens): ids, scores, token counts (cached or counted).
 //! 2. Pinned chunks (system prompt, user question) first, always packed.
 //! 3. [`rank_order`]: score descending, ties by id.
 //! 4. [`hash_dedup`]: exact duplicates of the [normalised](normalise) text.
@@ -16,7 +19,8 @@
 //! 8. [`detect_conflicts`]: numeric disagreements and trust mismatches, advisory.
 //!
 //! The result, a [`PackedContext`](rag_core::PackedContext), accounts for every input chunk: packed,
-//! or dropped with its reason. [`bm25_scores`] scores chunks that arrive without a score.
+//! or dropped with its reason. [`bm25_scores`] and [`bm25_chunk_scores`] are the BM25 that
+//! [`score_missing`] applies to chunks that arrive without a score.
 //!
 //! The [`Repacker`] is the lighter alternative: PACK against a size limit (truncate, greedy or
 //! knapsack, optionally in batches), ORDER (forward, reverse, sides), SHAPE (chunks or rendered
@@ -81,7 +85,9 @@ pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adja
 pub use repacker::{
     BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
 };
-pub use score::{BM25_B, BM25_K1, HEADING_WEIGHT, bm25_chunk_scores, bm25_scores, search_terms, stem};
+pub use score::{
+    BM25_B, BM25_K1, HEADING_WEIGHT, MAX_QUERY_TERMS, bm25_chunk_scores, bm25_scores, score_missing, search_terms, stem,
+};
 pub use sections::{carried_headings, section_scores};
 pub use select::{
     OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,

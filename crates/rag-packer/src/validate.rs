@@ -1,4 +1,6 @@
-//! Stage 1: refusing input the packer cannot pack safely or exactly.
+//! Stage 1: refusing input the packer cannot pack safely or exactly. The tenant and access checks
+//! run first, over every chunk ([`check_tenant`], [`HeldLabels`]); the pipeline then hands only
+//! the visible chunks to [`validate_chunks`] and every later stage.
 
 use std::collections::HashSet;
 
@@ -12,13 +14,10 @@ pub(crate) struct Checked {
     pub(crate) score: f64,
 }
 
-/// What validation found, by input position: each visible chunk's tokens and score, which chunks
-/// the principal may not see, and how the token counts were established.
+/// What validation found, by position among the chunks it was given: each chunk's tokens and
+/// score, and how the token counts were established.
 pub(crate) struct Validated {
-    /// By input position; a hidden chunk's entry is not meaningful.
     pub(crate) checked: Vec<Checked>,
-    /// Chunks whose `acl_labels` the principal does not all hold.
-    pub(crate) hidden: Vec<bool>,
     /// Counts recomputed because the chunk's count was made with another tokenizer.
     pub(crate) recounted: usize,
     /// Counts recomputed because the packer was asked to verify every count.
@@ -104,43 +103,61 @@ fn tokens_of(chunk: &Chunk, counter: &dyn TokenCounter, recount: bool) -> Result
     Ok(tokens)
 }
 
-/// Whether `ctx`'s principal may see `chunk`: it holds every one of the chunk's `acl_labels`.
-pub(crate) fn is_visible(ctx: &RequestContext, chunk: &Chunk) -> bool {
-    chunk
-        .acl_labels
-        .iter()
-        .all(|label| ctx.principal.acl_labels.contains(label))
+/// The labels a principal holds, as a set: the access check looks up each label of each chunk,
+/// so with a list it cost the chunks' labels times the principal's (10,000 chunks of 50 labels
+/// against 8,000 held labels took 14 s; as a set, one lookup per chunk label).
+pub(crate) struct HeldLabels<'a> {
+    labels: HashSet<&'a str>,
+}
+
+impl<'a> HeldLabels<'a> {
+    pub(crate) fn of(ctx: &'a RequestContext) -> Self {
+        Self {
+            labels: ctx.principal.acl_labels.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether the principal may see `chunk`: it holds every one of the chunk's `acl_labels`.
+    pub(crate) fn may_see(&self, chunk: &Chunk) -> bool {
+        chunk
+            .acl_labels
+            .iter()
+            .all(|label| self.labels.contains(label.as_str()))
+    }
+}
+
+/// Refuses the input if a chunk belongs to another tenant than `ctx`'s: as defence in depth, over
+/// every chunk, before anything else is looked at (the first such chunk is named).
+pub(crate) fn check_tenant(ctx: &RequestContext, chunks: &[Chunk]) -> Result<(), PackerError> {
+    match chunks.iter().find(|c| c.tenant_id != ctx.tenant_id) {
+        Some(chunk) => Err(PackerError::ForeignTenant {
+            chunk_id: chunk.id.clone(),
+            chunk_tenant: chunk.tenant_id.clone(),
+            expected: ctx.tenant_id.clone(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Below this many chunks to count, counting stays on the calling thread.
 const PARALLEL_MIN_COUNTS: usize = 64;
 
-/// Checks every chunk and reports the first problem found; on success, returns each visible
-/// chunk's tokens and score, by input position.
+/// Checks every chunk and reports the first problem found; on success, returns each chunk's
+/// tokens and score, by position.
 ///
-/// The tenant check runs first, over every chunk, because a foreign chunk must be refused whatever
-/// else is wrong with it. Chunks the principal may not see are then set aside unexamined: they are
-/// never packed, and nothing about them reaches the result but their number. The visible chunks
-/// are checked in input order for a repeated id and a non-finite score, then their tokens are
-/// established (in parallel when many must be counted); the first error in input order wins.
+/// `chunks` are the ones the principal may see, and only those: a problem in a hidden chunk is no
+/// error, and nothing about it may reach the result. They are checked in order for a repeated id
+/// and a non-finite score, then their tokens are established (in parallel when many must be
+/// counted); the first error in order wins.
 pub(crate) fn validate_chunks(
-    ctx: &RequestContext,
     chunks: &[Chunk],
     counter: &dyn TokenCounter,
     verify_counts: bool,
 ) -> Result<Validated, PackerError> {
-    if let Some(chunk) = chunks.iter().find(|c| c.tenant_id != ctx.tenant_id) {
-        return Err(PackerError::ForeignTenant {
-            chunk_id: chunk.id.clone(),
-            chunk_tenant: chunk.tenant_id.clone(),
-            expected: ctx.tenant_id.clone(),
-        });
-    }
-    let hidden: Vec<bool> = chunks.iter().map(|c| !is_visible(ctx, c)).collect();
     // The set holds references, not a clone of every id; only an error clones what it names.
     let mut seen: HashSet<&ChunkId> = HashSet::with_capacity(chunks.len());
     let mut checked = vec![Checked::default(); chunks.len()];
-    for (i, chunk) in chunks.iter().enumerate().filter(|(i, _)| !hidden[*i]) {
+    for (i, chunk) in chunks.iter().enumerate() {
         if !seen.insert(&chunk.id) {
             return Err(PackerError::DuplicateChunkId {
                 chunk_id: chunk.id.clone(),
@@ -164,10 +181,10 @@ pub(crate) fn validate_chunks(
         .map(|c| c.token_count.is_some() && ((verify_counts && c.content().is_some()) || foreign(c)))
         .collect();
     let to_count = (0..chunks.len())
-        .filter(|&i| !hidden[i] && (recount[i] || chunks[i].token_count.is_none()))
+        .filter(|&i| recount[i] || chunks[i].token_count.is_none())
         .count();
-    let tokens = |i: usize| (!hidden[i]).then(|| tokens_of(&chunks[i], counter, recount[i]));
-    let tokens: Vec<Option<Result<usize, PackerError>>> = if to_count >= PARALLEL_MIN_COUNTS {
+    let tokens = |i: usize| tokens_of(&chunks[i], counter, recount[i]);
+    let tokens: Vec<Result<usize, PackerError>> = if to_count >= PARALLEL_MIN_COUNTS {
         (0..chunks.len()).into_par_iter().map(tokens).collect()
     } else {
         (0..chunks.len()).map(tokens).collect()
@@ -175,14 +192,12 @@ pub(crate) fn validate_chunks(
 
     let mut validated = Validated {
         checked,
-        hidden,
         recounted: 0,
         verified: 0,
         wrong: None,
         wrong_count: 0,
     };
     for (i, result) in tokens.into_iter().enumerate() {
-        let Some(result) = result else { continue };
         let counted = result?;
         validated.checked[i].tokens = counted;
         if !recount[i] {
@@ -224,5 +239,39 @@ impl Validated {
             });
         }
         notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rag_core::Principal;
+
+    use super::*;
+
+    #[test]
+    fn a_chunk_is_visible_when_every_label_is_held() {
+        let held: Vec<String> = (0..8000).map(|i| format!("label{i}")).collect();
+        let ctx = RequestContext::new(
+            "t",
+            Principal {
+                id: "p".into(),
+                acl_labels: held,
+            },
+        );
+        let held = HeldLabels::of(&ctx);
+        let chunk = |labels: &[&str]| {
+            let mut c = Chunk::with_content("c", "d", "t", "x");
+            c.acl_labels = labels.iter().map(|l| (*l).to_owned()).collect();
+            c
+        };
+        assert!(held.may_see(&chunk(&[])), "a chunk without labels is public");
+        assert!(held.may_see(&chunk(&["label0", "label7999", "label0"])));
+        assert!(
+            !held.may_see(&chunk(&["label0", "label8000"])),
+            "one missing label hides it"
+        );
+        assert!(!held.may_see(&chunk(&["Label0"])), "labels compare exactly");
+        let nobody = RequestContext::local("t");
+        assert!(!HeldLabels::of(&nobody).may_see(&chunk(&["label0"])));
     }
 }

@@ -86,11 +86,11 @@ struct LiveMap {
 }
 
 impl LiveMap {
-    fn get<'py>(&mut self, py: Python<'py>, map: &Map<String, Value>) -> PyResult<Bound<'py, PyDict>> {
+    fn get<'py>(&mut self, py: Python<'py>, map: &Map<String, Value>, what: &str) -> PyResult<Bound<'py, PyDict>> {
         if let Some(dict) = &self.dict {
             return Ok(dict.bind(py).clone());
         }
-        let dict = json::map_to_py(py, map)?;
+        let dict = json::map_to_py(py, map, what)?;
         self.dict = Some(dict.clone().unbind());
         Ok(dict)
     }
@@ -131,7 +131,9 @@ impl PyChunk {
                 .current(py, &self.inner.metadata, &self.field("metadata"))?;
         }
         if self.extra.dict.is_some() {
-            chunk.extra = self.extra.current(py, &self.inner.extra, &self.field("extra"))?;
+            chunk
+                .set_extra(self.extra.current(py, self.inner.extra(), &self.field("extra"))?)
+                .map_err(extra_field)?;
         }
         Ok(chunk)
     }
@@ -164,6 +166,10 @@ pub(crate) fn chunks_from_py(chunks: &Bound<'_, PyAny>, what: &str) -> PyResult<
 }
 
 fn missing_body(err: rag_core::MissingContentError) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+fn extra_field(err: rag_core::ExtraFieldError) -> PyErr {
     PyValueError::new_err(err.to_string())
 }
 
@@ -211,7 +217,8 @@ impl PyChunk {
             this.inner.metadata = json::map_from_py(metadata, &this.field("metadata"))?;
         }
         if let Some(extra) = extra {
-            this.inner.extra = json::map_from_py(extra, &this.field("extra"))?;
+            let extra = json::map_from_py(extra, &this.field("extra"))?;
+            this.inner.set_extra(extra).map_err(extra_field)?;
         }
         let _ = py;
         Ok(this)
@@ -390,26 +397,32 @@ impl PyChunk {
     /// `kind`, `level` and `heading_path`.
     #[getter]
     fn get_metadata<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.metadata.get(py, &self.inner.metadata)
+        let what = self.field("metadata");
+        self.metadata.get(py, &self.inner.metadata, &what)
     }
 
     #[setter]
     fn set_metadata(&mut self, py: Python<'_>, metadata: &Bound<'_, PyDict>) -> PyResult<()> {
-        self.inner.metadata = json::map_from_py(metadata, &self.field("metadata"))?;
-        self.metadata.dict = Some(json::map_to_py(py, &self.inner.metadata)?.unbind());
+        let what = self.field("metadata");
+        self.inner.metadata = json::map_from_py(metadata, &what)?;
+        self.metadata.dict = Some(json::map_to_py(py, &self.inner.metadata, &what)?.unbind());
         Ok(())
     }
 
-    /// Fields of the JSON form this version does not know, kept so a round trip loses nothing.
+    /// Fields of the JSON form this version does not know, kept so a round trip loses nothing; a
+    /// key that names a field of the chunk (`tenant_id`, `content`, ...) is a `ValueError`.
     #[getter]
     fn get_extra<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.extra.get(py, &self.inner.extra)
+        let what = self.field("extra");
+        self.extra.get(py, self.inner.extra(), &what)
     }
 
     #[setter]
     fn set_extra(&mut self, py: Python<'_>, extra: &Bound<'_, PyDict>) -> PyResult<()> {
-        self.inner.extra = json::map_from_py(extra, &self.field("extra"))?;
-        self.extra.dict = Some(json::map_to_py(py, &self.inner.extra)?.unbind());
+        let what = self.field("extra");
+        let extra = json::map_from_py(extra, &what)?;
+        self.inner.set_extra(extra).map_err(extra_field)?;
+        self.extra.dict = Some(json::map_to_py(py, self.inner.extra(), &what)?.unbind());
         Ok(())
     }
 
@@ -423,7 +436,12 @@ impl PyChunk {
     /// The chunk's JSON form as a dict: the fields `ragctl chunk --format jsonl` writes.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let value = serde_json::to_value(self.to_rust(py)?).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        json::to_py(py, &value)
+        match value {
+            Value::Object(fields) => {
+                Ok(json::record_to_py(py, &fields, &format!("chunk {}", self.inner.id))?.into_any())
+            }
+            other => json::to_py(py, &other, &format!("chunk {}", self.inner.id)),
+        }
     }
 
     /// The chunk as one line of JSON, byte for byte what `ragctl chunk --format jsonl` writes.
@@ -434,7 +452,7 @@ impl PyChunk {
     /// A chunk from its JSON form as a dict (unknown keys are kept in `extra`).
     #[staticmethod]
     fn from_dict(data: &Bound<'_, PyDict>) -> PyResult<Self> {
-        let value = json::from_py(data.as_any(), "chunk")?;
+        let value = Value::Object(json::record_from_py(data, "chunk")?);
         let chunk: Chunk =
             serde_json::from_value(value).map_err(|e| PyValueError::new_err(format!("not a chunk: {e}")))?;
         Ok(Self::from_rust(chunk))

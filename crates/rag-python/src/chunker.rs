@@ -6,14 +6,14 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rag_chunker::HeadingAwareChunker;
-use rag_core::{Chunk, ChunkError, ParseError, ParsedDocument, RequestContext};
+use rag_core::{Chunk, ChunkError, Chunker, Health, ParseError, ParsedDocument, RequestContext};
 
 use crate::chunk::PyChunk;
 use crate::context::PyRequestContext;
 use crate::document::PyParsedDocument;
 use crate::errors;
 use crate::parse::ParseJob;
-use crate::runtime::{Reduced, Work, awaitable, run_awaitable, run_blocking};
+use crate::runtime::{Cancel, Reduced, Work, awaitable, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
 
 /// What can go wrong in a chunking call: the parse (`chunk_text` only) or the chunking.
@@ -68,6 +68,10 @@ impl Work for ChunkJob {
         (result, self.counter)
     }
 
+    fn cancel(&self) -> Option<Cancel> {
+        Some(self.counter.cancel())
+    }
+
     /// The chunks, or the error (a chunking error with a Python counter's own exception as its
     /// cause).
     fn finish(py: Python<'_>, (result, counter): Self::Output) -> PyResult<Py<PyAny>> {
@@ -82,6 +86,16 @@ impl Work for ChunkJob {
             Err(ChunkCallError::Chunk(err)) => Err(counter.caused(py, errors::chunk_error(py, &err))),
             Err(ChunkCallError::Parse(err)) => Err(errors::parse_error(py, &err)),
         }
+    }
+}
+
+/// What `health()` returns for the engine's answer: `healthy`, or `degraded: ` or `unhealthy: `
+/// and the reason.
+fn health_text(health: &Health) -> String {
+    match health {
+        Health::Healthy => "healthy".to_owned(),
+        Health::Degraded(reason) => format!("degraded: {reason}"),
+        Health::Unhealthy(reason) => format!("unhealthy: {reason}"),
     }
 }
 
@@ -103,7 +117,7 @@ pub(crate) struct PyHeadingAwareChunker {
 impl PyHeadingAwareChunker {
     /// The engine's chunker for one call, with its counter.
     fn engine(&self, py: Python<'_>) -> PyResult<(HeadingAwareChunker, CallCounter)> {
-        let counter = self.counter.for_call(py);
+        let counter = self.counter.for_call();
         let chunker = HeadingAwareChunker::new(self.max_tokens, self.overlap_tokens, Arc::clone(&counter.engine))
             .map_err(|e| errors::chunk_error(py, &e))?;
         Ok((chunker, counter))
@@ -196,12 +210,19 @@ impl PyHeadingAwareChunker {
         run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
-    /// Whether the chunker can work: `"healthy"` (the tables are in the package).
+    /// Whether the chunker can work (awaitable): the engine's probe counts a short text with the
+    /// chunker's counter. `"healthy"` if it counts, `"unhealthy: "` and the counter's error if it
+    /// fails (`"degraded: "` and a reason is the third answer the engine may give).
     fn health<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (chunker, counter) = self.engine(py)?;
+        let cancel = counter.cancel();
         awaitable(
             py,
-            || "healthy",
-            |py, status| Ok(status.into_pyobject(py)?.into_any().unbind()),
+            Some(cancel),
+            move || (pollster::block_on(Chunker::health(&chunker)), counter),
+            // The counter goes back to Python with the answer, so that a Python counter's
+            // exception is released with the GIL held.
+            |py, (health, _counter)| Ok(health_text(&health).into_pyobject(py)?.into_any().unbind()),
         )
     }
 

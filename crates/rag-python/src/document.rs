@@ -136,7 +136,7 @@ impl PyBlock {
     /// Attributes from the parser (OCR engine, confidence, bounding box, page, ...), as a new dict.
     #[getter]
     fn attributes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        json::map_to_py(py, &self.inner.attributes)
+        json::map_to_py(py, &self.inner.attributes, "block attributes")
     }
 
     fn __repr__(&self) -> String {

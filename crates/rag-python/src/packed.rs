@@ -76,7 +76,7 @@ impl PyDroppedChunk {
             _ => serde_json::Map::new(),
         };
         map.remove("reason");
-        json::map_to_py(py, &map)
+        json::map_to_py(py, &map, &format!("details of {}", self.inner.id))
     }
 
     /// The reason as a sentence, e.g. `exact duplicate of doc#3`.
@@ -172,6 +172,10 @@ pub(crate) struct PyPackedContext {
     /// The rendered prompt context (`pack_context` only, else `None`).
     #[pyo3(get)]
     context: Option<String>,
+    /// How the chunks were scored when the packer was given a `query`, as `ragctl pack` prints it
+    /// (`bm25 against the query ...`, `given ...`); `None` without a query.
+    #[pyo3(get)]
+    scoring: Option<String>,
     /// How many chunks were dropped as exact or near duplicates.
     dedup_drops: usize,
     /// How many chunks were dropped for lack of room.
@@ -225,6 +229,7 @@ impl PyPackedContext {
             tokenizer: packed.tokenizer,
             notes: packed.notes,
             context: packed.context,
+            scoring: packed.scoring.as_ref().map(ToString::to_string),
         })
     }
 }

@@ -12,7 +12,7 @@ use crate::context::PyRequestContext;
 use crate::errors;
 use crate::names::ByName;
 use crate::packed::PyPackedContext;
-use crate::runtime::{Work, run_awaitable, run_blocking};
+use crate::runtime::{Cancel, Work, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
 
 /// How a `ContextPacker` packs. Checked when a packer is built from it.
@@ -204,20 +204,32 @@ impl Work for PackJob {
     type Output = (Result<PackedContext, PackerError>, PackJobRest);
 
     fn run(self) -> Self::Output {
-        let result = match &self.format {
-            Some(format) => self
-                .packer
-                .pack_context_blocking(&self.ctx, self.chunks, self.budget, format),
-            None => self.packer.pack_blocking(&self.ctx, self.chunks, self.budget),
-        };
+        let Self {
+            packer,
+            counter,
+            ctx,
+            chunks,
+            ids,
+            originals,
+            budget,
+            format,
+        } = self;
+        let result = counter.run(move || match &format {
+            Some(format) => packer.pack_context_blocking(&ctx, chunks, budget, format),
+            None => packer.pack_blocking(&ctx, chunks, budget),
+        });
         (
             result,
             PackJobRest {
-                counter: self.counter,
-                ids: self.ids,
-                originals: self.originals,
+                counter,
+                ids,
+                originals,
             },
         )
+    }
+
+    fn cancel(&self) -> Option<Cancel> {
+        Some(self.counter.cancel())
     }
 
     fn finish(py: Python<'_>, (result, rest): Self::Output) -> PyResult<Py<PyAny>> {
@@ -254,10 +266,15 @@ impl PyContextPacker {
         chunks: &Bound<'_, PyAny>,
         budget: i64,
         format: Option<ContextFormat>,
+        query: Option<String>,
     ) -> PyResult<PackJob> {
-        let counter = self.counter.for_call(py);
-        let packer = ContextPacker::new(self.config.clone().with_token_counter(Arc::clone(&counter.engine)))
-            .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+        let counter = self.counter.for_call();
+        let config = self
+            .config
+            .clone()
+            .with_token_counter(Arc::clone(&counter.engine))
+            .with_query(query);
+        let packer = ContextPacker::new(config).map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
         let (chunks, originals) = chunks_from_py(chunks, "chunks")?;
         let ids = chunks.iter().map(|c| c.id.clone()).collect();
         Ok(PackJob {
@@ -322,25 +339,34 @@ impl PyContextPacker {
 
     /// Packs `chunks` into `budget` tokens for `ctx`'s tenant (awaitable; runs on a worker thread
     /// without the GIL). The result's `chunks` are the objects passed in.
+    ///
+    /// With `query`, chunks that carry no score are scored by the packer's policy, the one of
+    /// `ragctl pack`: after the tenant and access checks, over the chunks the principal may see;
+    /// BM25 when none of them has a score, the given scores otherwise. The result's `scoring` says
+    /// which rule applied; the caller's chunks keep their own `score`.
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None))]
     fn pack<'py>(
         &self,
         py: Python<'py>,
         ctx: &Bound<'py, PyRequestContext>,
         chunks: &Bound<'py, PyAny>,
         budget: i64,
+        query: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        run_awaitable(py, self.job(py, ctx, chunks, budget, None)?)
+        run_awaitable(py, self.job(py, ctx, chunks, budget, None, query)?)
     }
 
     /// `pack`, on the calling thread; the GIL is released while Rust works.
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None))]
     fn pack_blocking(
         &self,
         py: Python<'_>,
         ctx: &Bound<'_, PyRequestContext>,
         chunks: &Bound<'_, PyAny>,
         budget: i64,
+        query: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        run_blocking(py, self.job(py, ctx, chunks, budget, None)?)
+        run_blocking(py, self.job(py, ctx, chunks, budget, None, query)?)
     }
 
     /// Packs `chunks` and renders them as the context of a prompt within `budget` tokens of the
@@ -350,14 +376,15 @@ impl PyContextPacker {
     /// `{score}`, `{heading_path}`, `{metadata.KEY}`); `delimiter` joins them; `breadcrumbs` puts
     /// the heading path on a line before an excerpt of a new section (default: unless the
     /// template shows `{heading_path}`); `merge_adjacent` shows overlapping or touching chunks of
-    /// one document once.
-    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    /// one document once; `query` scores chunks without a score, as in `pack`.
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
     fn pack_context<'py>(
         &self,
         py: Python<'py>,
         ctx: &Bound<'py, PyRequestContext>,
         chunks: &Bound<'py, PyAny>,
         budget: i64,
+        query: Option<String>,
         template: &str,
         delimiter: &str,
         breadcrumbs: Option<bool>,
@@ -365,17 +392,18 @@ impl PyContextPacker {
     ) -> PyResult<Bound<'py, PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        run_awaitable(py, self.job(py, ctx, chunks, budget, Some(format))?)
+        run_awaitable(py, self.job(py, ctx, chunks, budget, Some(format), query)?)
     }
 
     /// `pack_context`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, chunks, budget, *, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
     fn pack_context_blocking(
         &self,
         py: Python<'_>,
         ctx: &Bound<'_, PyRequestContext>,
         chunks: &Bound<'_, PyAny>,
         budget: i64,
+        query: Option<String>,
         template: &str,
         delimiter: &str,
         breadcrumbs: Option<bool>,
@@ -383,7 +411,7 @@ impl PyContextPacker {
     ) -> PyResult<Py<PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        run_blocking(py, self.job(py, ctx, chunks, budget, Some(format))?)
+        run_blocking(py, self.job(py, ctx, chunks, budget, Some(format), query)?)
     }
 
     fn __repr__(&self) -> String {

@@ -135,12 +135,12 @@ fn sides_order(items: Vec<Py<PyAny>>) -> Vec<Py<PyAny>> {
 }
 
 /// The counter for a budget primitive: the one given, or `cl100k_base`.
-fn call_counter(py: Python<'_>, token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<CallCounter> {
+fn call_counter(token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<CallCounter> {
     let source = match token_counter {
         Some(obj) if !obj.is_none() => CounterSource::from_py(obj)?,
         _ => CounterSource::Native(Arc::new(PyTiktokenCounter::cl100k().engine())),
     };
-    Ok(source.for_call(py))
+    Ok(source.for_call())
 }
 
 /// Selection items of `chunks` (tokens cached or counted, score, document), without the GIL.
@@ -174,7 +174,7 @@ fn selected(
     select: impl FnOnce(&[SelectionItem]) -> PyResult<Vec<usize>>,
 ) -> PyResult<Vec<Py<PyAny>>> {
     let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    let counter = call_counter(py, token_counter)?;
+    let counter = call_counter(token_counter)?;
     let items = selection_items(py, &engine, &counter)?;
     let mut chosen = select(&items)?;
     chosen.sort_unstable();
@@ -235,21 +235,25 @@ fn detect_conflicts(py: Python<'_>, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<P
     Ok(conflicts.into_iter().map(PyConflictAnnotation::from_rust).collect())
 }
 
-/// Okapi BM25 scores of `texts` against `query` (k1 1.2, b 0.75), divided by the best.
+/// Okapi BM25 scores of `texts` against `query` (k1 1.2, b 0.75), divided by the best; a query
+/// of more than 1024 distinct terms is a `PackerError`.
 #[pyfunction]
-fn bm25_scores(py: Python<'_>, query: &str, texts: Vec<String>) -> Vec<f64> {
+fn bm25_scores(py: Python<'_>, query: &str, texts: Vec<String>) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         rag_packer::bm25_scores(query, &texts)
     })
+    .map_err(|e| errors::packer_error(py, &e))
 }
 
 /// BM25 scores of chunks as `ragctl pack` computes them for unscored chunks (headings weighted,
-/// stemmed terms), divided by the best.
+/// stemmed terms), divided by the best; a query of more than 1024 distinct terms is a
+/// `PackerError`.
 #[pyfunction]
 fn bm25_chunk_scores(py: Python<'_>, query: &str, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     let (engine, _) = chunks_from_py(chunks, "chunks")?;
-    Ok(py.detach(|| rag_packer::bm25_chunk_scores(query, &engine)))
+    py.detach(|| rag_packer::bm25_chunk_scores(query, &engine))
+        .map_err(|e| errors::packer_error(py, &e))
 }
 
 /// Registers the primitives on the native module.

@@ -18,14 +18,16 @@ use rag_core::{ChunkError, TokenCounter, TokenizerError};
 use rag_tokens::{BpeOpenAiCounter, HuggingFaceCounter};
 
 use crate::errors;
-use crate::runtime::Reduced;
+use crate::runtime::{Cancel, Reduced};
 
 /// The first exception a Python counter raised during one engine call.
 type Failure = Arc<Mutex<Option<PyErr>>>;
 
 /// A Python object with `count(text) -> int` and `name() -> str`, as the engine's counter.
 struct PythonCounter {
-    obj: Py<PyAny>,
+    /// Shared with the chunker or packer: the engine drops its counter without the GIL, and
+    /// dropping a shared handle is then only a count going down, not a Python object released.
+    obj: Arc<Py<PyAny>>,
     name: String,
     splits_at_line_starts: bool,
     failure: Failure,
@@ -75,13 +77,68 @@ pub(crate) enum CounterSource {
     },
 }
 
+/// A call's counter that fails once the call is cancelled, so that the engine stops at its next
+/// count instead of finishing work nobody awaits.
+struct Cancellable {
+    counter: Arc<dyn TokenCounter>,
+    cancel: Cancel,
+}
+
+impl TokenCounter for Cancellable {
+    fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        if self.cancel.is_set() {
+            return Err(TokenizerError::new(self.counter.name(), "the call was cancelled"));
+        }
+        self.counter.count(text)
+    }
+
+    fn name(&self) -> &str {
+        self.counter.name()
+    }
+
+    fn splits_at_line_starts(&self) -> bool {
+        self.counter.splits_at_line_starts()
+    }
+}
+
 /// The counter of one engine call, and where a Python counter's exception is kept.
 pub(crate) struct CallCounter {
     pub(crate) engine: Arc<dyn TokenCounter>,
     failure: Option<Failure>,
+    cancel: Cancel,
 }
 
 impl CallCounter {
+    /// What stops the call: once set, every count fails.
+    pub(crate) fn cancel(&self) -> Cancel {
+        self.cancel.clone()
+    }
+
+    /// Runs `work`, the engine's part of a call that counts with this counter and may use the
+    /// rayon pool (the packer does).
+    ///
+    /// With a built-in counter that is the shared rayon pool. A Python counter gets a pool of its
+    /// own, one thread, for the call: its counts serialise on the GIL anyway, and a counter that
+    /// waits for other engine work (its `count` packs with another packer, directly or on a
+    /// thread it joins) would otherwise hold shared pool threads that the other work needs, until
+    /// every one of them waits and nothing moves.
+    pub(crate) fn run<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        // Only a Python counter keeps its exception.
+        if self.failure.is_none() {
+            return work();
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .thread_name(|_| "ragctl-python-counter".to_owned())
+            .build();
+        match pool {
+            Ok(pool) => pool.install(work),
+            // No thread could be started: the work runs where it is, as it would with a built-in
+            // counter; only a counter that waits for other engine work can then stall.
+            Err(_) => work(),
+        }
+    }
+
     /// `err` (the engine's error as Python sees it), with the exception a Python counter raised
     /// during the call, if any, as its `__cause__`.
     pub(crate) fn caused(&self, py: Python<'_>, err: PyErr) -> PyErr {
@@ -144,28 +201,32 @@ impl CounterSource {
     }
 
     /// The counter for one engine call.
-    pub(crate) fn for_call(&self, py: Python<'_>) -> CallCounter {
-        match self {
-            Self::Native(counter) => CallCounter {
-                engine: Arc::clone(counter),
-                failure: None,
-            },
+    pub(crate) fn for_call(&self) -> CallCounter {
+        let (counter, failure): (Arc<dyn TokenCounter>, _) = match self {
+            Self::Native(counter) => (Arc::clone(counter), None),
             Self::Python {
                 obj,
                 name,
                 splits_at_line_starts,
             } => {
                 let failure = Failure::default();
-                CallCounter {
-                    engine: Arc::new(PythonCounter {
-                        obj: obj.clone_ref(py),
-                        name: name.clone(),
-                        splits_at_line_starts: *splits_at_line_starts,
-                        failure: Arc::clone(&failure),
-                    }),
-                    failure: Some(failure),
-                }
+                let counter = PythonCounter {
+                    obj: Arc::clone(obj),
+                    name: name.clone(),
+                    splits_at_line_starts: *splits_at_line_starts,
+                    failure: Arc::clone(&failure),
+                };
+                (Arc::new(counter), Some(failure))
             }
+        };
+        let cancel = Cancel::default();
+        CallCounter {
+            engine: Arc::new(Cancellable {
+                counter,
+                cancel: cancel.clone(),
+            }),
+            failure,
+            cancel,
         }
     }
 

@@ -4,6 +4,9 @@ and its failures become the chunker's or packer's errors, with the original as t
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -153,3 +156,84 @@ def test_fit_to_budget_with_a_python_counter(ctx):
         fit_to_budget(chunks, budget=9, token_counter=Failing(after=1))
     assert caught.value.chunk_id == "c1"
     assert isinstance(caught.value.__cause__, ConnectionError)
+
+
+def test_health_is_the_engine_probe_of_the_counter():
+    assert asyncio.run(HeadingAwareChunker(token_counter=Words()).health()) == "healthy"
+    # A counter that raises on every call makes the chunker unhealthy, saying why.
+    health = asyncio.run(HeadingAwareChunker(token_counter=Failing(after=0)).health())
+    assert health == "unhealthy: tokenizer remote failed: ConnectionError: tokenizer service unavailable"
+
+
+# A counter whose count() waits for another pack: the outer pack's counts and the inner pack's
+# own parallel work must not wait for each other's threads. Run in a subprocess: on failure the
+# interpreter deadlocks, and the timeout turns that into a failed test.
+REENTRANT = """
+import asyncio, threading, sys
+from rag_core import Chunk, RequestContext
+from rag_packer import ContextPacker
+
+class Words:
+    def count(self, text):
+        return len(text.split())
+    def name(self):
+        return "words"
+
+ctx = RequestContext("acme")
+chunks = lambda n, tag: [Chunk(f"{tag}{i}", "d", "acme", f"{tag} {i} text " * 5) for i in range(n)]
+inner = ContextPacker(token_counter=Words() if sys.argv[2] == "python" else None)
+
+class Reentrant:
+    def count(self, text):
+        if sys.argv[1] == "asyncio":
+            asyncio.run(inner.pack(ctx, chunks(120, "in"), budget=50))
+        else:
+            worker = threading.Thread(target=inner.pack_blocking, args=(ctx, chunks(120, "in"), 50))
+            worker.start()
+            worker.join()
+        return len(text.split())
+    def name(self):
+        return "reentrant"
+
+packed = ContextPacker(token_counter=Reentrant()).pack_blocking(ctx, chunks(100, "out"), budget=200)
+print(len(packed.chunks))
+"""
+
+
+@pytest.mark.parametrize("waits", ["asyncio", "thread"])
+@pytest.mark.parametrize("inner_counter", ["python", "builtin"])
+def test_a_counter_that_waits_for_another_pack_finishes(waits, inner_counter):
+    out = subprocess.run(
+        [sys.executable, "-c", REENTRANT, waits, inner_counter], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == 200 // 15  # a budget of 200 words, chunks of 15
+
+
+def test_cancelling_an_await_stops_its_counting(ctx):
+    class Slow:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def count(self, text: str) -> int:
+            self.calls += 1
+            time.sleep(0.002)
+            return len(text.split())
+
+        def name(self) -> str:
+            return "slow"
+
+    slow = Slow()
+    chunks = [Chunk(f"c{i}", "d", "acme", f"chunk {i} text " * 4) for i in range(500)]
+
+    async def main() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(ContextPacker(token_counter=slow).pack(ctx, chunks, budget=100), 0.05)
+
+    asyncio.run(main())
+    # asyncio.run waited for the executor: the work stopped at its next count, far from the 500
+    # counts the pack would make, and nothing counts after the loop is gone.
+    stopped_at = slow.calls
+    assert 0 < stopped_at < 100
+    time.sleep(0.05)
+    assert slow.calls == stopped_at

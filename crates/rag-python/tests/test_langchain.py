@@ -10,7 +10,7 @@ from langchain_core.documents import Document  # noqa: E402
 from langchain_text_splitters import MarkdownHeaderTextSplitter, TextSplitter  # noqa: E402
 
 from rag_chunker import TiktokenCounter  # noqa: E402
-from ragctl.integrations.langchain import RagctlTextSplitter  # noqa: E402
+from ragctl.integrations.langchain import RagctlTextSplitter, document_ids  # noqa: E402
 
 GUIDE = """# Guide
 
@@ -79,3 +79,28 @@ def test_a_python_counter_sets_the_budget():
 
     texts = RagctlTextSplitter(max_tokens=50, overlap_tokens=5, token_counter=Words()).split_text(GUIDE)
     assert max(len(t.split()) for t in texts) <= 50
+
+
+def test_chunk_ids_are_unique_when_texts_share_a_source():
+    # What PDF loaders emit: one Document per page, each with the file as its source.
+    pages = [
+        Document(page_content=f"Page {p} starts here. " + "The report goes on. " * 40, metadata={"source": "report.pdf", "page": p})
+        for p in range(3)
+    ]
+    docs = RagctlTextSplitter(max_tokens=64, overlap_tokens=8).split_documents(pages)
+    ids = [d.metadata["chunk_id"] for d in docs]
+    assert len(docs) >= 6
+    assert len(set(ids)) == len(ids)
+    # Each page's chunks are named by its order among the texts of that source.
+    assert [d.metadata["chunk_id"] for d in docs if d.metadata["page"] == 1][:2] == ["report.pdf[1]#0", "report.pdf[1]#1"]
+    assert all(d.metadata["source"] == "report.pdf" for d in docs)
+    # A source no other text of the call shares keeps its plain name.
+    single = RagctlTextSplitter(max_tokens=64, overlap_tokens=8).split_documents(pages[:1])
+    assert single[0].metadata["chunk_id"] == "report.pdf#0"
+
+
+def test_document_ids_stay_distinct_whatever_the_sources_are_called():
+    assert document_ids(["a", "b"]) == ["a", "b"]
+    assert document_ids(["a", "a", "b", "a"]) == ["a[0]", "a[1]", "b", "a[2]"]
+    tricky = document_ids(["a", "a", "a[0]", "text-3"])
+    assert len(set(tricky)) == 4

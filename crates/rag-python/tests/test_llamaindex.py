@@ -9,10 +9,11 @@ pytest.importorskip("llama_index.core")
 from llama_index.core import Document  # noqa: E402
 from llama_index.core.ingestion import IngestionPipeline  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402
-from llama_index.core.schema import NodeRelationship, TextNode  # noqa: E402
+from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode  # noqa: E402
 
 from rag_chunker import TiktokenCounter  # noqa: E402
-from ragctl.integrations.llamaindex import RagctlNodeParser  # noqa: E402
+from ragctl.integrations import char_offsets  # noqa: E402
+from ragctl.integrations.llamaindex import BOOKKEEPING_METADATA_KEYS, RagctlNodeParser  # noqa: E402
 
 GUIDE = """# Guide
 
@@ -59,3 +60,91 @@ def test_it_runs_in_an_ingestion_pipeline():
     nodes = pipeline.run(documents=[Document(text=GUIDE, id_="guide")])
     assert nodes and all(n.metadata["kind"] == "body" for n in nodes)
     assert nodes[0].metadata["heading_path"] == ["Guide"]
+
+
+def test_what_llamaindex_embeds_and_sends_is_within_max_tokens(repo_docs):
+    counter = TiktokenCounter()
+    parser = RagctlNodeParser(max_tokens=128, overlap_tokens=16)
+    documents = [
+        Document(
+            text=path.read_text(encoding="utf-8"),
+            id_=path.name,
+            metadata={"file_name": path.name, "file_path": str(path), "title": path.stem.replace("-", " ").title()},
+            excluded_llm_metadata_keys=["file_path"],
+        )
+        for path in repo_docs[:8]
+    ]
+    nodes = parser.get_nodes_from_documents(documents)
+    assert len(nodes) > 100
+    for node in nodes:
+        embed = node.get_content(metadata_mode=MetadataMode.EMBED)
+        llm = node.get_content(metadata_mode=MetadataMode.LLM)
+        assert counter.count(embed) <= 128 and counter.count(llm) <= 128, node.node_id
+        # The bookkeeping stays in the metadata for programs, out of the model's text; the
+        # heading path and the document's own metadata are in it.
+        assert all(f"{key}:" not in embed.split("\n\n")[0] for key in BOOKKEEPING_METADATA_KEYS)
+        assert "heading_path:" in embed and "file_name:" in embed
+        assert "file_path:" in embed and "file_path:" not in llm
+        assert node.metadata["chunk_id"] and "span" in node.metadata
+    # The budget is spent on text, not lost: the largest nodes come close to it.
+    assert max(counter.count(n.get_content(metadata_mode=MetadataMode.EMBED)) for n in nodes) > 128 - 16
+
+
+def test_nodes_take_the_documents_templates():
+    document = Document(
+        text=GUIDE,
+        id_="guide",
+        metadata={"file_name": "guide.md"},
+        metadata_template="<{key}> {value}",
+        text_template="{metadata_str}\n---\n{content}",
+    )
+    nodes = RagctlNodeParser(max_tokens=64, overlap_tokens=8).get_nodes_from_documents([document])
+    counter = TiktokenCounter()
+    for node in nodes:
+        embed = node.get_content(metadata_mode=MetadataMode.EMBED)
+        assert embed.startswith("<file_name> guide.md") and "\n---\n" in embed
+        assert counter.count(embed) <= 64
+
+
+def test_metadata_that_leaves_no_room_is_a_value_error():
+    document = Document(text=GUIDE, id_="guide", metadata={"summary": "a long summary " * 40})
+    with pytest.raises(ValueError, match=r"document guide: its metadata takes \d+ of max_tokens=64 tokens"):
+        RagctlNodeParser(max_tokens=64, overlap_tokens=8).get_nodes_from_documents([document])
+
+
+def hindi(sentences: int) -> str:
+    """Markdown in Devanagari: several bytes per character, the case where byte and character
+    offsets differ."""
+    return "# दस्तावेज़\n\n" + "".join(f"वाक्य {i} है। " for i in range(sentences))
+
+
+def test_character_offsets_cost_linear_work(monkeypatch):
+    import ragctl.integrations.llamaindex as llamaindex
+
+    converters: list = []
+
+    def spy(text):
+        converter = char_offsets(text)
+        converters.append(converter)
+        return converter
+
+    monkeypatch.setattr(llamaindex, "char_offsets", spy)
+
+    def work(sentences: int) -> tuple:
+        converters.clear()
+        text = hindi(sentences)
+        nodes = RagctlNodeParser(max_tokens=64, overlap_tokens=16).get_nodes_from_documents([Document(text=text, id_="h")])
+        assert all(text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
+        # Overlap makes each node start before the previous one ends: the case that was slow.
+        overlapping = sum(1 for a, b in zip(nodes, nodes[1:]) if b.start_char_idx < a.end_char_idx)
+        assert overlapping > len(nodes) / 2
+        [converter] = converters
+        return converter.decoded, len(text.encode("utf-8")), len(nodes)
+
+    small, small_bytes, small_nodes = work(1000)
+    large, large_bytes, large_nodes = work(2000)
+    assert small_nodes > 100
+    # Each node's bytes about once, overlap included: at most twice the text, whatever its size
+    # (restarting at byte 0 for every overlapping node decodes about nodes * bytes / 2).
+    assert small <= 2 * small_bytes and large <= 2 * large_bytes
+    assert large / small < 2.5

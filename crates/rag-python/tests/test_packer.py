@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import pickle
+import subprocess
 
 import pytest
 
 from rag_chunker import HeadingAwareChunker, TiktokenCounter
-from rag_core import Chunk, Span
+from conftest import REPO
+from rag_core import Chunk, PackerError, Principal, RequestContext, Span
 from rag_packer import (
     ContextPacker,
     PackerConfig,
@@ -44,27 +47,54 @@ An error event is emitted when something fails.
 """
 
 
-def scored(chunks, query):
-    from rag_packer import bm25_chunk_scores
-
-    for chunk, score in zip(chunks, bm25_chunk_scores(query, chunks)):
-        chunk.score = score
-    return chunks
-
-
 def test_pack_context_renders_the_prompt_within_the_budget(ctx):
-    chunks = scored(HeadingAwareChunker(64, 8).chunk_text_blocking(ctx, GUIDE, source_uri="streams.md"), "how do streams end")
-    packer = ContextPacker(config=PackerConfig(relevance_floor=0.0))
-    packed = asyncio.run(packer.pack_context(ctx, chunks, budget=60))
+    chunks = HeadingAwareChunker(64, 8).chunk_text_blocking(ctx, GUIDE, source_uri="streams.md")
+    packer = ContextPacker()
+    packed = asyncio.run(packer.pack_context(ctx, chunks, budget=60, query="how do streams end"))
+    assert packed.scoring.startswith("bm25 against the query over heading path and text of ")
+    assert all(chunk.score is None for chunk in chunks), "the caller's chunks keep their own score"
     assert packed.context.startswith("Streams > Ending\nStreams end when the source is drained.")
     assert packed.tokens_used == TiktokenCounter().count(packed.context) <= 60
     assert packed.excerpts[0].breadcrumb and packed.excerpts[0].heading_path == ["Streams", "Ending"]
     tagged = packer.pack_context_blocking(
-        ctx, chunks, 80, template='<doc path="{heading_path}">{content}</doc>', delimiter="\n"
+        ctx, chunks, 80, query="how do streams end", template='<doc path="{heading_path}">{content}</doc>', delimiter="\n"
     )
     assert tagged.context.startswith('<doc path="Streams > Ending">Streams end when')
     assert not tagged.excerpts[0].breadcrumb, "a template showing the path needs no breadcrumb"
-    assert packer.pack_blocking(ctx, chunks, 60).context is None
+    assert packer.pack_blocking(ctx, chunks, 60, query="how do streams end").context is None
+    assert packer.pack_blocking(ctx, chunks, 60).scoring is None, "without a query, scores are as given"
+
+
+@pytest.mark.parametrize("query, budget", [("how are duplicates dropped", 300), ("what does the packer refuse", 600)])
+def test_a_query_packs_unscored_chunks_as_ragctl_pack_does(tmp_path, ragctl_bin, query, budget):
+    lines = subprocess.run(
+        [ragctl_bin, "chunk", "docs/architecture.md", "docs/security.md", "--format", "jsonl"],
+        cwd=REPO, check=True, capture_output=True, text=True,
+    ).stdout.splitlines()
+    # A chunk the principal may not see, which must change nothing it gets.
+    hidden = json.loads(lines[3])
+    hidden.update(id="board#1", acl_labels=["board"], content=hidden["content"] + " duplicates dropped refuse")
+    lines.append(json.dumps(hidden))
+    (tmp_path / "chunks.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cli = json.loads(subprocess.run(
+        [ragctl_bin, "pack", query, "--input", str(tmp_path / "chunks.jsonl"), "--budget", str(budget), "--format", "json"],
+        check=True, capture_output=True, text=True,
+    ).stdout)
+    chunks = [Chunk.from_json(line) for line in lines]
+    packed = ContextPacker().pack_context_blocking(RequestContext("ragctl-local"), chunks, budget, query=query)
+    assert [c.id for c in packed.chunks] == [c["id"] for c in cli["chunks"]] != []
+    assert packed.context == cli["context"]
+    assert packed.scoring == cli["scoring"] and packed.hidden_by_acl == cli["hidden_by_acl"] == 1
+    assert [(d.id, d.reason) for d in packed.dropped] == [(d["id"], d["reason"]) for d in cli["dropped"]]
+    awaited = asyncio.run(ContextPacker().pack(RequestContext("ragctl-local"), chunks, budget, query=query))
+    assert awaited.scoring == cli["scoring"]
+
+
+def test_a_query_of_more_than_1024_terms_is_refused(ctx):
+    chunks = [Chunk("a", "d", "acme", "term1 and term2")]
+    query = " ".join(f"term{i}" for i in range(1025))
+    with pytest.raises(PackerError, match="1025 distinct search terms; BM25 searches at most 1024"):
+        ContextPacker().pack_blocking(ctx, chunks, 100, query=query)
 
 
 def test_packs_run_concurrently_under_asyncio(ctx):
@@ -144,6 +174,24 @@ def test_chunk_fields_round_trip():
     assert '"embedding_model":"e5"' in extended.to_json()
 
 
+def test_an_extra_key_that_names_a_field_is_refused():
+    injected = {"tenant_id": "globex", "acl_labels": [], "content": "INJECTED"}
+    with pytest.raises(ValueError, match=r"chunk a: extra field `(tenant_id|acl_labels|content)` names a field"):
+        Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra=injected)
+    chunk = Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra={"embedding_model": "e5"})
+    with pytest.raises(ValueError, match="extra field `tenant_id`"):
+        chunk.extra = {"tenant_id": "globex"}
+    # The live dict is checked whenever the chunk leaves Python: no door writes a key twice.
+    chunk.extra["tenant_id"] = "globex"
+    for door in (chunk.to_json, chunk.to_dict, lambda: pickle.dumps(chunk)):
+        with pytest.raises(ValueError, match="extra field `tenant_id`"):
+            door()
+    del chunk.extra["tenant_id"]
+    back = Chunk.from_dict(chunk.to_dict())
+    assert (back.tenant_id, back.acl_labels, back.content) == ("acme", ("hr",), "salary")
+    assert pickle.loads(pickle.dumps(chunk)) == chunk
+
+
 def test_metadata_is_a_live_dict_and_copies_are_independent():
     chunk = Chunk("c", "d", "t", "x", metadata={"kind": "body"})
     chunk.metadata["page"] = 3
@@ -156,8 +204,6 @@ def test_metadata_is_a_live_dict_and_copies_are_independent():
 
 
 def test_access_labels_and_token_count_provenance(ctx):
-    from rag_core import PackerError, Principal, RequestContext
-
     public = Chunk("pub", "d", "acme", "Refunds take 30 days.", score=0.9)
     secret = Chunk("sec", "d", "acme", "Salaries are listed here.", score=1.0, acl_labels=["hr"])
     packed = ContextPacker().pack_blocking(ctx, [public, secret], 100)

@@ -21,6 +21,14 @@ FILES = {
     "nested/notes.txt": "Plain text notes.\n\nSecond paragraph with ünïcödé and 日本語.\n",
     "nested/deeper/scan.ocr.json": '{"engine": "e", "regions": [{"text": "INVOICE 42", "confidence": 0.9, "bbox": [0, 0, 1, 1]}]}',
     "ignored.json": '{"not": "a document"}',
+    # Names Ray's own reader drops or renames: `?` (its extension filter cuts the name there),
+    # `%` (ragctl writes it `%25` in ids), a leading `_` (its listing skips it).
+    "What is RAG?.md": "# What is RAG?\n\nRetrieval, then generation.\n",
+    "100%.md": "# Complete\n\nEvery chunk, 100% of them.\n",
+    "_drafts/next.md": "# Next\n\nA draft.\n",
+    # Hidden names, which ragctl skips when it walks a directory.
+    ".cache/skipped.md": "# Skipped\n",
+    "nested/.skipped.md": "# Skipped too\n",
 }
 
 
@@ -67,3 +75,6 @@ def test_ray_chunks_equal_ragctl_byte_for_byte(tmp_path, local_ray, ragctl_bin):
     data = (corpus / "guide.md").read_bytes()
     assert all(data[r["span_start"] : r["span_end"]].decode() == r["content"] for r in guide)
     assert not any(r["document_id"].endswith("ignored.json") for r in rows)
+    ids = {r["document_id"] for r in rows}
+    assert {"corpus/What is RAG?.md", "corpus/100%25.md", "corpus/_drafts/next.md"} <= ids
+    assert not any("skipped" in i for i in ids)

@@ -50,6 +50,10 @@ pub(crate) struct ChunkArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChunkFormat::Text)]
     format: ChunkFormat,
+    /// Keep site chrome (navigation, tables of contents, page headers, footers, sidebars) in the
+    /// text of HTML pages instead of leaving it out; scripts, styles and comments stay out.
+    #[arg(long)]
+    keep_chrome: bool,
     /// Chunks previewed per file in text format.
     #[arg(short = 'n', long, default_value_t = 5, value_name = "N")]
     show: usize,
@@ -126,6 +130,10 @@ enum ChunkFormat {
     Text,
     /// One chunk JSON object per line: the input format of `ragctl pack`.
     Jsonl,
+    /// The text each file's chunks are cut from, as it is (spans index it): the file itself for
+    /// Markdown and text, the text rendition for HTML, DOCX, PDF and OCR. With several files, each
+    /// follows a `==> FILE <==` line.
+    Rendition,
 }
 
 /// What is shared by every file of the run.
@@ -134,7 +142,10 @@ struct Settings {
     corpus: CorpusId,
     chunker: HeadingAwareChunker,
     doc_type: Option<DocumentType>,
+    keep_chrome: bool,
     format: ChunkFormat,
+    /// Whether the rendition of each file follows a line naming it (several inputs).
+    name_renditions: bool,
     show: usize,
     max_input_bytes: u64,
     /// Stdin read whole (when `-` is an input), or why it could not be.
@@ -237,7 +248,9 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         corpus: CorpusId::new(args.corpus),
         chunker,
         doc_type: args.doc_type,
+        keep_chrome: args.keep_chrome,
         format: args.format,
+        name_renditions: inputs.len() > 1,
         show: args.show,
         max_input_bytes: args.max_input_bytes,
         stdin,
@@ -411,6 +424,25 @@ fn chunk_into(
 ) -> Result<(), Failure> {
     let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
     span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    if settings.format == ChunkFormat::Rendition {
+        let header = if settings.name_renditions {
+            format!("==> {} <==\n", esc(uri))
+        } else {
+            String::new()
+        };
+        return out
+            .write_all(header.as_bytes())
+            .and_then(|()| out.write_all(parsed.document.text.as_bytes()))
+            .and_then(|()| {
+                if settings.name_renditions {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
+            .context("writing the output")
+            .map_err(Failure::Output);
+    }
     // Chunks are written (JSONL) or summarised (text) as the chunker emits them, and dropped: a
     // document's chunks are never all in memory.
     let mut write_error: Option<std::io::Error> = None;
@@ -427,7 +459,7 @@ fn chunk_into(
                         .and_then(|()| out.write_all(b"\n"));
                     write_error = written.err();
                 }
-                ChunkFormat::Jsonl => {}
+                ChunkFormat::Jsonl | ChunkFormat::Rendition => {}
                 ChunkFormat::Text => preview.add(chunk),
             }
         });
@@ -476,16 +508,76 @@ fn read_and_parse(
                 None => &[],
             };
             span.record("rag.chunk.bytes", bytes.len() as i64);
-            parse_document(&settings.ctx, doc_type, SourceBytes { bytes, ..source })?
+            parse_with(settings, doc_type, SourceBytes { bytes, ..source }, None)?
         }
         Input::File { path, .. } => {
             let bytes = read_file_limited(path, uri, settings.max_input_bytes, "--max-input-bytes")?;
             span.record("rag.chunk.bytes", bytes.len() as i64);
             // The bytes become the document's text: a large file is in memory once, not twice.
-            parse_document_owned(&settings.ctx, doc_type, source, bytes)?
+            parse_with(settings, doc_type, source, Some(bytes))?
         }
     };
     Ok((parsed, doc_type))
+}
+
+/// Parses with the built-in parser of `doc_type`, configured by the command's options; `owned`
+/// are the bytes by value (then `source.bytes` is ignored).
+fn parse_with(
+    settings: &Settings,
+    doc_type: DocumentType,
+    source: SourceBytes<'_>,
+    owned: Option<Vec<u8>>,
+) -> Result<ParsedDocument, rag_core::ParseError> {
+    if doc_type == DocumentType::Html && settings.keep_chrome {
+        let parser = rag_chunker::parse::HtmlParser::new().keep_chrome(true);
+        let bytes = owned.as_deref().unwrap_or(source.bytes);
+        return rag_core::Parser::parse(&parser, &settings.ctx, SourceBytes { bytes, ..source });
+    }
+    match owned {
+        Some(bytes) => parse_document_owned(&settings.ctx, doc_type, source, bytes),
+        None => parse_document(&settings.ctx, doc_type, source),
+    }
+}
+
+/// `12,345`: a byte count as the text report shows it.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The report lines of a rendition: the original's size and the rendition's, and what was left
+/// out by kind, largest first.
+fn rendition_lines(rendition: &rag_core::Rendition, text_bytes: usize) -> String {
+    let mut s = String::new();
+    let original = rendition
+        .original_bytes
+        .map_or(String::new(), |n| format!(" of {} B", thousands(n)));
+    let _ = writeln!(
+        s,
+        "  rendition:  {}{original}, {} B of text",
+        esc(&rendition.format),
+        thousands(text_bytes)
+    );
+    let mut kinds: Vec<(&String, &usize)> = rendition.left_out.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|(kind, bytes)| format!("{} B {}", thousands(**bytes), esc(kind)))
+        .collect();
+    let left_out = if kinds.is_empty() {
+        "nothing".to_owned()
+    } else {
+        kinds.join(", ")
+    };
+    let _ = writeln!(s, "  left out:   {left_out}");
+    s
 }
 
 /// What the text format shows of a file: a tally of every chunk, and the first few in full.
@@ -525,6 +617,7 @@ impl Preview {
     }
 
     fn render(&self, uri: &str, doc_type: DocumentType, parsed: &ParsedDocument, settings: &Settings) -> String {
+        let blocks = parsed.blocks.len();
         let tally = self
             .kinds
             .iter()
@@ -534,30 +627,10 @@ impl Preview {
         let mut s = String::new();
         let _ = writeln!(s, "{}", esc(uri));
         let _ = writeln!(s, "  parser:     {doc_type}");
-        let _ = writeln!(s, "  blocks:     {}", parsed.blocks.len());
-        if let Some(rendition) = &parsed.rendition
-            && let Some(original) = rendition.original_bytes
-        {
-            // What the rendition leaves out of the original, so a user sees what the chunks do not hold.
-            let kinds = rendition
-                .left_out
-                .iter()
-                .map(|(kind, bytes)| format!("{}: {bytes}", esc(kind)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let kinds = if kinds.is_empty() {
-                String::new()
-            } else {
-                format!("  ({kinds})")
-            };
-            let _ = writeln!(
-                s,
-                "  rendition:  {} bytes of text from {original} bytes of {}; left out {} bytes{kinds}",
-                parsed.document.text.len(),
-                esc(&rendition.format),
-                rendition.left_out_bytes()
-            );
+        if let Some(rendition) = &parsed.rendition {
+            s.push_str(&rendition_lines(rendition, parsed.document.text.len()));
         }
+        let _ = writeln!(s, "  blocks:     {blocks}");
         let tally = if tally.is_empty() {
             String::new()
         } else {
@@ -596,6 +669,31 @@ impl Preview {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_counts_have_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn a_rendition_reports_what_it_left_out_largest_first() {
+        let mut rendition = rag_core::Rendition::new("html", Some(48_213));
+        rendition.leave_out("script", 3_210);
+        rendition.leave_out("markup", 12_345);
+        rendition.leave_out("chrome", 8_000);
+        assert_eq!(
+            rendition_lines(&rendition, 24_658),
+            "  rendition:  html of 48,213 B, 24,658 B of text\n  left out:   12,345 B markup, 8,000 B chrome, 3,210 B script\n"
+        );
+        let ocr = rag_core::Rendition::new("ocr", None);
+        assert_eq!(
+            rendition_lines(&ocr, 10),
+            "  rendition:  ocr, 10 B of text\n  left out:   nothing\n"
+        );
+    }
 
     #[test]
     fn the_progress_bar_is_never_drawn_on_the_terminal_the_data_goes_to() {

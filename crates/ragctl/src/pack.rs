@@ -9,10 +9,8 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{Chunk, PackOrder, PackedContext, Principal, RequestContext, SelectionStrategy, TenantId};
-use rag_packer::{
-    ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig, bm25_chunk_scores, rank_order, search_terms,
-};
+use rag_core::{PackOrder, PackedContext, Principal, RequestContext, Scoring, SelectionStrategy, TenantId};
+use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig, rank_order};
 use serde_json::json;
 
 use crate::chunk::{Tokenizer, parse_tokenizer};
@@ -199,7 +197,7 @@ const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
 pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter = args.tokenizer.counter()?;
-    let (mut chunks, input) = match Source::choose(&args) {
+    let (chunks, input) = match Source::choose(&args) {
         Source::Demo => (
             crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,
             DEMO_INPUT.to_owned(),
@@ -223,15 +221,6 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
             (chunks, name)
         }
     };
-    let scoring = score_missing(&args.query, &mut chunks);
-    if scoring.query_has_no_terms {
-        crate::diagnostics::warning(&format!(
-            "the query {:?} has no term to score the chunks by (it is empty or only stop words such as \
-             \"how\", \"do\", \"the\"), so no chunk is relevant to it",
-            args.query
-        ));
-    }
-
     let max_per_document = args
         .max_per_document
         .map(usize::try_from)
@@ -246,7 +235,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .with_conflicts(!args.no_conflicts)
         .with_max_per_document(max_per_document)
         .with_section_aware(!args.no_sections)
-        .with_relevance_floor(scoring.floor)
+        .with_query(Some(args.query.clone()))
         .with_verify_counts(args.verify_counts)
         .with_token_counter(counter);
     let packer = ContextPacker::new(config)?;
@@ -259,16 +248,27 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     );
     let chunks_in = chunks.len();
     // Every format packs for the rendered context, so the chunks `--format json` lists are the
-    // ones `--format context` prints, and the budget holds for that text.
+    // ones `--format context` prints, and the budget holds for that text. The packer scores the
+    // chunks that have no score itself, from the ones the principal may see.
     let packed = packer
         .pack_context(&ctx, chunks, args.budget, &context_format(&args)?)
         .await?;
+    if let Some(Scoring::Bm25 { terms, .. }) = &packed.scoring
+        && terms.is_empty()
+    {
+        crate::diagnostics::warning(&format!(
+            "the query {:?} has no term to score the chunks by (it is empty or only stop words such as \
+             \"how\", \"do\", \"the\"), so no chunk is relevant to it",
+            args.query
+        ));
+    }
+    let scoring = packed.scoring.as_ref().map(ToString::to_string).unwrap_or_default();
 
     let outcome = Outcome {
         args: &args,
         ctx: &ctx,
         input: &input,
-        scoring: &scoring.description,
+        scoring: &scoring,
         chunks_in,
         packed: &packed,
     };
@@ -299,57 +299,6 @@ fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
         BreadcrumbsArg::Always => format.with_breadcrumbs(true),
         BreadcrumbsArg::Never => format.with_breadcrumbs(false),
     })
-}
-
-/// How the chunks were scored, for the output, and the relevance floor that goes with it.
-struct Scoring {
-    description: String,
-    floor: Option<f64>,
-    /// BM25 scored the chunks against a query without a single search term: every score is 0, so
-    /// the floor leaves out every chunk.
-    query_has_no_terms: bool,
-}
-
-/// Scores the chunks when none carries a score: BM25 over heading path and text against the query,
-/// with a floor of 0 so that a chunk holding no query term is never packed as filler.
-///
-/// Given scores and BM25 scores are on different scales, so they are never mixed: when some chunks
-/// carry a score and others do not, the given scores stand and a missing one counts as 0.0 (the
-/// seed's rule), and the output says so.
-fn score_missing(query: &str, chunks: &mut [Chunk]) -> Scoring {
-    let missing = chunks.iter().filter(|c| c.score.is_none()).count();
-    if missing == 0 {
-        return Scoring {
-            description: "given (every chunk had a score)".to_owned(),
-            floor: None,
-            query_has_no_terms: false,
-        };
-    }
-    if missing < chunks.len() {
-        return Scoring {
-            description: format!(
-                "given; the {missing} of {} chunks without a score count as 0.0 (given and bm25 scores are never mixed)",
-                chunks.len()
-            ),
-            floor: None,
-            query_has_no_terms: false,
-        };
-    }
-    let scores = bm25_chunk_scores(query, chunks);
-    for (chunk, score) in chunks.iter_mut().zip(scores) {
-        chunk.score = Some(score);
-    }
-    let mut terms = search_terms(query);
-    terms.sort_unstable();
-    terms.dedup();
-    Scoring {
-        description: format!(
-            "bm25 against the query over heading path and text of {missing} chunks (terms: {}); chunks without a query term are not packed",
-            terms.join(", ")
-        ),
-        floor: Some(0.0),
-        query_has_no_terms: terms.is_empty(),
-    }
 }
 
 /// What a report of a pack shows: the request, where the chunks came from and how many, how they

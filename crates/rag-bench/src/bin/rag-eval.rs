@@ -12,6 +12,12 @@
 //! as a user would), then for every question, strategy and budget runs `ragctl pack` twice, with
 //! `--format context` (is the answer in it, how many tokens is it) and `--format json` (what was
 //! packed). Results are the same for the same binary and inputs whatever the thread count.
+//!
+//! A corpus may have format variants: every directory beside `docs/` (say `html/`) holds the same
+//! documents in another format, one file per document of `docs/` with the same path and name and
+//! another extension (`fs.md`, `fs.html`). Each is chunked and packed for the same questions, and
+//! its recall is compared with that of `docs/` on the answers' words (a rendering changes
+//! punctuation and markup, not words), at every strategy and budget.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
 use std::path::{Path, PathBuf};
@@ -20,9 +26,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
-use rag_bench::eval::answer::contains_answer;
+use rag_bench::eval::answer::{contains_answer, contains_answer_words};
 use rag_bench::eval::questions::{Origin, Question, load_questions};
-use rag_bench::eval::report::{PackOutcome, format_table, question_json, summarise};
+use rag_bench::eval::report::{PackOutcome, VariantRow, format_table, format_variant_table, question_json, summarise};
 use rag_chunker::TiktokenCounter;
 use rag_core::TokenCounter;
 use serde_json::{Value, json};
@@ -193,6 +199,7 @@ fn pack(
     strategy: &str,
     budget: u64,
     counter: &TiktokenCounter,
+    with_report: bool,
 ) -> Result<PackOutcome, String> {
     let what = format!("question {} ({strategy}, {budget})", question.id);
     let base = |format: &str| {
@@ -215,6 +222,20 @@ fn pack(
     let context = String::from_utf8(context).map_err(|e| format!("{what}: the context is not UTF-8: {e}"))?;
     // The CLI ends the context with a newline for the terminal; it is not part of the prompt.
     let rendered = context.strip_suffix('\n').unwrap_or(&context);
+    let rendered_tokens = counter
+        .count(rendered)
+        .map_err(|err| format!("{what}: counting the context: {err}"))?;
+    if !with_report {
+        // A format variant is compared on the answer alone: the context is all it needs.
+        return Ok(PackOutcome {
+            answered: contains_answer(rendered, &question.answer),
+            answered_words: contains_answer_words(rendered, &question.answer),
+            heading_chunks: 0,
+            packed_ids: Vec::new(),
+            tokens_used: 0,
+            rendered_tokens,
+        });
+    }
 
     let report = run(&mut base("json"), &format!("{what}: ragctl pack --format json"))?;
     let report: Value =
@@ -233,24 +254,25 @@ fn pack(
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PackOutcome {
         answered: contains_answer(rendered, &question.answer),
+        answered_words: contains_answer_words(rendered, &question.answer),
         heading_chunks: packed.iter().filter(|c| c["metadata"]["kind"] == "heading").count(),
         packed_ids,
         tokens_used: report["tokens_used"]
             .as_u64()
             .ok_or(format!("{what}: ragctl pack --format json has no \"tokens_used\""))?,
-        rendered_tokens: counter
-            .count(rendered)
-            .map_err(|err| format!("{what}: counting the context: {err}"))?,
+        rendered_tokens,
     })
 }
 
 /// Every pack of a corpus on `args.threads` threads; outcome `[q][cell]` is question `q` at cell
-/// `cell` of `strategies x budgets`. The first failure stops the others.
+/// `cell` of `strategies x budgets`; `with_report` also runs `--format json` for what was packed.
+/// The first failure stops the others.
 fn pack_all(
     args: &Args,
     chunks_file: &Path,
     questions: &[Question],
     cells: &[(String, u64)],
+    with_report: bool,
 ) -> Result<Vec<Vec<PackOutcome>>, String> {
     let counter = TiktokenCounter::cl100k();
     let jobs = questions.len() * cells.len();
@@ -274,6 +296,7 @@ fn pack_all(
                         strategy,
                         *budget,
                         &counter,
+                        with_report,
                     );
                     if outcome.is_err() {
                         failed.store(true, Ordering::Relaxed);
@@ -340,7 +363,7 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
         args.threads
     );
     let started = Instant::now();
-    let outcomes = pack_all(args, &chunks_file, &questions, &cells)?;
+    let outcomes = pack_all(args, &chunks_file, &questions, &cells, true)?;
     eprintln!("{name}: packed in {:.0} s", started.elapsed().as_secs_f64());
 
     let summaries: Vec<_> = cells
@@ -375,6 +398,14 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
         questions.len(),
         format_table(&summaries)
     );
+    let mut text = text;
+    let mut variants = Vec::new();
+    for variant in variant_dirs(dir)? {
+        let (table, raw) = evaluate_variant(args, dir, &variant, &questions, &outcomes, &cells)?;
+        text.push('\n');
+        text.push_str(&table);
+        variants.push(raw);
+    }
     let raw = json!({
         "corpus": name,
         "chunks": chunks.count,
@@ -383,6 +414,169 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
             let cells: Vec<(&str, u64, &PackOutcome)> =
                 cells.iter().zip(row).map(|((s, b), o)| (s.as_str(), *b, o)).collect();
             question_json(q, *w, &cells)
+        }).collect::<Vec<_>>(),
+        "variants": variants,
+    });
+    Ok((text, raw))
+}
+
+/// The format variants of a corpus: its directories other than `docs/`, sorted by name.
+fn variant_dirs(dir: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let is_dir = entry
+            .file_type()
+            .map_err(|e| format!("{}: {e}", entry.path().display()))?
+            .is_dir();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_dir && name != "docs" {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The file of variant `variant` that holds the document `file` of `docs/`: the same path and
+/// name with another extension; exactly one must exist.
+fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<String, String> {
+    let path = Path::new(file);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = path.parent().unwrap_or(Path::new(""));
+    let folder = dir.join(variant).join(parent);
+    let entries = std::fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", folder.display()))?;
+        let entry_path = entry.path();
+        if entry_path.is_file() && entry_path.file_stem().is_some_and(|s| s.to_string_lossy() == stem) {
+            found.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found.sort();
+    match found.as_slice() {
+        [one] => Ok(parent.join(one).to_string_lossy().replace('\\', "/")),
+        [] => Err(format!("{variant}: no file for {file} ({}/{stem}.*)", folder.display())),
+        many => Err(format!("{variant}: several files for {file}: {}", many.join(", "))),
+    }
+}
+
+/// The renditions of `ragctl chunk DIR --format rendition`, by document: each follows a
+/// `==> FILE <==` line (and ends with the line break the CLI adds after it).
+fn split_renditions(output: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in output.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n');
+        if let Some(name) = bare.strip_prefix("==> ").and_then(|l| l.strip_suffix(" <==")) {
+            out.push((name.to_owned(), String::new()));
+        } else if let Some((_, text)) = out.last_mut() {
+            text.push_str(line);
+        }
+    }
+    out
+}
+
+/// One format variant of a corpus, evaluated: its table, and its raw results.
+fn evaluate_variant(
+    args: &Args,
+    dir: &Path,
+    variant: &str,
+    questions: &[Question],
+    primary: &[Vec<PackOutcome>],
+    cells: &[(String, u64)],
+) -> Result<(String, Value), String> {
+    let name = format!("{}/{variant}", corpus_name(dir));
+    let mut asked = Vec::with_capacity(questions.len());
+    for question in questions {
+        let file = variant_file(dir, variant, &question.file)?;
+        asked.push(Question {
+            file,
+            ..question.clone()
+        });
+    }
+    let work = args.work.join(corpus_name(dir));
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let chunks_file = std::path::absolute(work.join(format!("{variant}-chunks.jsonl")))
+        .map_err(|e| format!("{}: {e}", work.display()))?;
+    eprintln!("{name}: ragctl chunk {variant} --format jsonl");
+    let jsonl = run(
+        Command::new(&args.ragctl)
+            .current_dir(dir)
+            .args(["chunk", variant, "--format", "jsonl"]),
+        &format!("{name}: ragctl chunk"),
+    )?;
+    std::fs::write(&chunks_file, &jsonl).map_err(|e| format!("{}: {e}", chunks_file.display()))?;
+    let chunks = read_chunks(&String::from_utf8_lossy(&jsonl))?;
+    let renditions = run(
+        Command::new(&args.ragctl)
+            .current_dir(dir)
+            .args(["chunk", variant, "--format", "rendition"]),
+        &format!("{name}: ragctl chunk --format rendition"),
+    )?;
+    let renditions = split_renditions(&String::from_utf8_lossy(&renditions));
+    let in_rendition: Vec<bool> = asked
+        .iter()
+        .map(|q| {
+            let uri = format!("{variant}/{}", q.file);
+            renditions
+                .iter()
+                .find(|(name, _)| *name == uri)
+                .is_some_and(|(_, text)| contains_answer_words(text, &q.answer))
+        })
+        .collect();
+    let missing: Vec<&str> = asked
+        .iter()
+        .zip(&in_rendition)
+        .filter(|(_, found)| !**found)
+        .map(|(q, _)| q.id.as_str())
+        .collect();
+
+    eprintln!("{name}: {} questions x {} cells", asked.len(), cells.len());
+    let started = Instant::now();
+    let outcomes = pack_all(args, &chunks_file, &asked, cells, false)?;
+    eprintln!("{name}: packed in {:.0} s", started.elapsed().as_secs_f64());
+    let rows: Vec<VariantRow> = cells
+        .iter()
+        .enumerate()
+        .map(|(c, (strategy, budget))| {
+            let primary: Vec<PackOutcome> = primary.iter().map(|row| row[c].clone()).collect();
+            let variant: Vec<PackOutcome> = outcomes.iter().map(|row| row[c].clone()).collect();
+            VariantRow::new(strategy, *budget, &primary, &variant)
+        })
+        .collect();
+    let documents = {
+        let mut ids: Vec<&str> = chunks.spans.iter().map(|(d, _, _)| d.as_str()).collect();
+        ids.dedup();
+        ids.len()
+    };
+    let missing_note = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(" (not: {})", missing.join(", "))
+    };
+    let text = format!(
+        "#### {name}: the same questions on the {variant} variant\n\n{documents} documents, {} chunks ({} heading-only); \
+         answer's words in its document's rendition: {}/{}{missing_note}\n\n{}",
+        chunks.count,
+        chunks.headings,
+        in_rendition.iter().filter(|f| **f).count(),
+        asked.len(),
+        format_variant_table("docs", variant, &rows),
+    );
+    let raw = json!({
+        "variant": variant,
+        "chunks": chunks.count,
+        "questions": asked.iter().zip(&outcomes).zip(&in_rendition).map(|((q, row), found)| {
+            let cells: Vec<(&str, u64, &PackOutcome)> =
+                cells.iter().zip(row).map(|((s, b), o)| (s.as_str(), *b, o)).collect();
+            let mut value = question_json(q, None, &cells);
+            value["in_rendition"] = json!(found);
+            value
         }).collect::<Vec<_>>(),
     });
     Ok((text, raw))
@@ -413,5 +607,37 @@ fn main() -> std::process::ExitCode {
             eprintln!("rag-eval: {err}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renditions_split_at_their_file_lines() {
+        let output = "==> html/a.html <==\n# A\n\ntext\n==> html/b.html <==\nB\n";
+        assert_eq!(
+            split_renditions(output),
+            [
+                ("html/a.html".to_owned(), "# A\n\ntext\n".to_owned()),
+                ("html/b.html".to_owned(), "B\n".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variant_file_has_the_documents_name_and_another_extension() {
+        let dir = std::env::temp_dir().join(format!("rag-eval-variant-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("html/sub")).unwrap_or_else(|e| panic!("{e}"));
+        for file in ["html/fs.html", "html/sub/x.htm", "html/two.html", "html/two.htm"] {
+            std::fs::write(dir.join(file), "<p>x</p>").unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(variant_file(&dir, "html", "fs.md"), Ok("fs.html".to_owned()));
+        assert_eq!(variant_file(&dir, "html", "sub/x.md"), Ok("sub/x.htm".to_owned()));
+        assert!(variant_file(&dir, "html", "none.md").is_err_and(|e| e.contains("no file for none.md")));
+        assert!(variant_file(&dir, "html", "two.md").is_err_and(|e| e.contains("several files")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -11,6 +11,9 @@ use crate::eval::questions::{Origin, Question};
 pub struct PackOutcome {
     /// The gold answer is in the rendered context (see [`crate::eval::answer::contains_answer`]).
     pub answered: bool,
+    /// The gold answer's words are in the rendered context, in order (see
+    /// [`crate::eval::answer::contains_answer_words`]): the metric that compares formats.
+    pub answered_words: bool,
     /// Ids of the packed chunks, in the order of the context.
     pub packed_ids: Vec<String>,
     /// Packed chunks whose `metadata.kind` is `"heading"`: a heading line and nothing else.
@@ -57,7 +60,7 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 ///
 /// ```
 /// use rag_bench::eval::report::{PackOutcome, summarise};
-/// let packed = PackOutcome { answered: true, packed_ids: vec!["a#0".into(), "a#1".into()],
+/// let packed = PackOutcome { answered: true, answered_words: true, packed_ids: vec!["a#0".into(), "a#1".into()],
 ///     heading_chunks: 1, tokens_used: 490, rendered_tokens: 510 };
 /// let summary = summarise(&[], "greedy", 500, &[packed]);
 /// assert_eq!((summary.answered, summary.chunks, summary.over_budget), (1, 2.0, 1));
@@ -125,6 +128,71 @@ pub fn format_table(summaries: &[Summary]) -> String {
     out
 }
 
+/// One strategy and budget of a format variant: how many questions found their answer's words in
+/// the context built from the corpus's own documents, and from the variant's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantRow {
+    /// `--strategy`.
+    pub strategy: String,
+    /// `--budget`.
+    pub budget: u64,
+    /// Questions asked.
+    pub questions: usize,
+    /// Answered from the corpus's documents (Markdown), on words.
+    pub primary: usize,
+    /// Answered from the variant's documents, on words.
+    pub variant: usize,
+}
+
+impl VariantRow {
+    /// The row of one cell; `primary[i]` and `variant[i]` belong to the same question.
+    pub fn new(strategy: &str, budget: u64, primary: &[PackOutcome], variant: &[PackOutcome]) -> Self {
+        Self {
+            strategy: strategy.to_owned(),
+            budget,
+            questions: primary.len(),
+            primary: primary.iter().filter(|o| o.answered_words).count(),
+            variant: variant.iter().filter(|o| o.answered_words).count(),
+        }
+    }
+
+    /// The variant's recall minus the primary's, in percentage points.
+    pub fn difference_points(&self) -> f64 {
+        if self.questions == 0 {
+            0.0
+        } else {
+            100.0 * (self.variant as f64 - self.primary as f64) / self.questions as f64
+        }
+    }
+}
+
+/// The comparison of a format variant with the corpus's own format as a Markdown table, one row per
+/// strategy and budget.
+///
+/// ```
+/// use rag_bench::eval::report::{VariantRow, format_variant_table};
+/// let row = VariantRow { strategy: "greedy".into(), budget: 500, questions: 4, primary: 3, variant: 2 };
+/// let table = format_variant_table("markdown", "html", &[row]);
+/// assert!(table.ends_with("| greedy | 500 | 75.0% (3/4) | 50.0% (2/4) | -25.0 |\n"), "{table}");
+/// ```
+pub fn format_variant_table(primary: &str, variant: &str, rows: &[VariantRow]) -> String {
+    let mut out = format!(
+        "| strategy | budget | {primary} (words) | {variant} (words) | difference (points) |\n|---|--:|--:|--:|--:|\n"
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:+.1} |",
+            row.strategy,
+            row.budget,
+            share(row.primary, row.questions),
+            share(row.variant, row.questions),
+            row.difference_points(),
+        );
+    }
+    out.replace("| +0.0 |", "| 0.0 |").replace("| -0.0 |", "| 0.0 |")
+}
+
 /// The raw results of one question as JSON, so two runs can be compared question by question:
 /// `cells` are the (strategy, budget, outcome) of each pack, `in_one_chunk` whether some chunk of
 /// the corpus holds the answer's span whole (`None` when the chunks carry no usable spans).
@@ -139,6 +207,7 @@ pub fn question_json(question: &Question, in_one_chunk: Option<bool>, cells: &[(
             "strategy": strategy,
             "budget": budget,
             "answered": o.answered,
+            "answered_words": o.answered_words,
             "heading_chunks": o.heading_chunks,
             "tokens_used": o.tokens_used,
             "rendered_tokens": o.rendered_tokens,
@@ -165,6 +234,7 @@ mod tests {
     fn outcome(answered: bool, chunks: usize, headings: usize, used: u64, rendered: usize) -> PackOutcome {
         PackOutcome {
             answered,
+            answered_words: answered,
             packed_ids: (0..chunks).map(|i| format!("a.md#{i}")).collect(),
             heading_chunks: headings,
             tokens_used: used,

@@ -30,6 +30,9 @@ macro_rules! builtin_parser {
     };
 }
 
+pub mod docx;
+#[cfg(feature = "html")]
+mod html;
 mod markdown;
 mod ocr;
 #[cfg(feature = "pdf")]
@@ -42,6 +45,9 @@ use std::str::FromStr;
 
 use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
+pub use docx::DocxParser;
+#[cfg(feature = "html")]
+pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]
@@ -70,23 +76,32 @@ pub enum DocumentType {
     Text,
     /// An OCR result as JSON (`.ocr.json`), see [`OcrResult`].
     Ocr,
-    /// PDF (`.pdf`): its text layer, read along the page layout (rag-chunker's `pdf` feature).
+    /// An HTML page (`.html`, `.htm`, `.xhtml`), read into a text rendition by `HtmlParser`
+    /// (rag-chunker's `html` feature; without it, parsing is a [`ParseError::NotBuilt`]).
+    Html,
+    /// A Word file (`.docx`), see [`DocxParser`]; parsed when the cargo feature `docx` is on.
+    Docx,
+    /// PDF (`.pdf`): its text layer, read along the page layout by `PdfParser` (rag-chunker's
+    /// `pdf` feature; without it, parsing is a [`ParseError::NotBuilt`]).
     Pdf,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), pdf (.pdf)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 4] = [Self::Markdown, Self::Text, Self::Ocr, Self::Pdf];
+    pub const ALL: [DocumentType; 6] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html, Self::Docx, Self::Pdf];
 
-    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr` or `pdf`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html`, `docx` or
+    /// `pdf`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
+            Self::Html => "html",
+            Self::Docx => "docx",
             Self::Pdf => "pdf",
         }
     }
@@ -101,6 +116,8 @@ impl DocumentType {
         match extension(&name) {
             "md" | "markdown" => Some(Self::Markdown),
             "txt" | "text" => Some(Self::Text),
+            "html" | "htm" | "xhtml" => Some(Self::Html),
+            "docx" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
             _ => None,
         }
@@ -121,6 +138,20 @@ impl DocumentType {
             Self::Markdown => &MarkdownParser,
             Self::Text => &PlainTextParser,
             Self::Ocr => &OcrJsonParser,
+            #[cfg(feature = "html")]
+            Self::Html => {
+                const HTML: HtmlParser = HtmlParser::new();
+                &HTML
+            }
+            #[cfg(not(feature = "html"))]
+            Self::Html => {
+                const HTML: NotBuiltParser = NotBuiltParser {
+                    format: "html",
+                    feature: "html",
+                };
+                &HTML
+            }
+            Self::Docx => &DocxParser,
             #[cfg(feature = "pdf")]
             Self::Pdf => &PdfParser,
             #[cfg(not(feature = "pdf"))]
@@ -138,7 +169,7 @@ impl fmt::Display for DocumentType {
     }
 }
 
-/// A document type name that is not `markdown`, `text` or `ocr`.
+/// A document type name that is not one of [`DocumentType::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownDocumentType {
     /// The name that was given.
@@ -212,9 +243,9 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON and PDF are not the document's text (the text is synthesised from them):
-        // nothing to save.
-        DocumentType::Ocr | DocumentType::Pdf => {
+        // OCR JSON, HTML, DOCX and PDF are not the document's text (the text is derived from
+        // them): nothing to save, and a DOCX or a PDF is binary, never decoded as UTF-8.
+        DocumentType::Ocr | DocumentType::Html | DocumentType::Docx | DocumentType::Pdf => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -400,6 +431,11 @@ mod tests {
             ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
             ("papers/Report.PDF", Some(DocumentType::Pdf)),
             ("a.json", None),
+            ("site/Index.HTML", Some(DocumentType::Html)),
+            ("a.htm", Some(DocumentType::Html)),
+            ("a.xhtml", Some(DocumentType::Html)),
+            ("Report.DOCX", Some(DocumentType::Docx)),
+            ("a.doc", None),
             ("README", None),
             (".md", None),
             ("-", None),
@@ -415,9 +451,26 @@ mod tests {
             assert_eq!(ty.parser().name(), ty.as_str());
         }
         assert_eq!(
-            "docx".parse::<DocumentType>().unwrap_err().to_string(),
-            "unknown document type \"docx\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json), pdf (.pdf)"
+            "odt".parse::<DocumentType>().unwrap_err().to_string(),
+            "unknown document type \"odt\"; supported: markdown (.md, .markdown), text (.txt, .text), \
+             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)"
+        );
+    }
+
+    #[cfg(not(feature = "html"))]
+    #[test]
+    fn html_without_its_feature_is_not_built() {
+        let (id, corpus) = ("d".into(), "c".into());
+        let source = SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "page.html",
+            bytes: b"<p>x</p>",
+        };
+        let err = parse_document(&RequestContext::local("t"), DocumentType::Html, source).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("page.html: html is not supported by this build (rag-chunker's `html` feature is off)")
         );
     }
 

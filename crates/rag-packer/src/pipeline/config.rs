@@ -61,8 +61,17 @@ pub struct PackerConfig {
     pub verify_counts: bool,
     /// A candidate is packed only if its score is above this (`None`: no floor, as in the seed,
     /// where a chunk without a score counts as 0.0 and may fill leftover room). With BM25 scores,
-    /// a floor of 0.0 keeps out chunks that hold no query term.
+    /// a floor of 0.0 keeps out chunks that hold no query term. When set, it also applies to
+    /// scores the packer computed for the [`query`](Self::query).
     pub relevance_floor: Option<f64>,
+    /// The question the chunks were retrieved for. With it, the packer scores chunks that arrive
+    /// without a score by the one policy of the CLI, the library and Python
+    /// ([`score_missing`](crate::score_missing)): after the tenant and access checks, over the
+    /// chunks the principal may see only; BM25 when none of them carries a score (with a relevance
+    /// floor of 0 unless `relevance_floor` is set), the given scores otherwise.
+    /// [`PackedContext::scoring`](rag_core::PackedContext::scoring) says which rule applied.
+    /// `None` (the default, the seed's behaviour): scores are taken as given, a missing one as 0.0.
+    pub query: Option<String>,
 }
 
 impl Default for PackerConfig {
@@ -82,6 +91,7 @@ impl Default for PackerConfig {
             section_aware: true,
             verify_counts: false,
             relevance_floor: None,
+            query: None,
         }
     }
 }
@@ -110,6 +120,8 @@ impl PackerConfig {
         pub fn with_verify_counts(verify_counts: bool);
         /// Sets the relevance floor (`None`: no floor).
         pub fn with_relevance_floor(relevance_floor: Option<f64>);
+        /// Sets the query that chunks without a score are scored against (`None`: no scoring).
+        pub fn with_query(query: Option<String>);
     }
 
     /// Plugs in an order of your own (the seed's extension point); sets `order` to
@@ -180,6 +192,7 @@ impl fmt::Debug for PackerConfig {
             .field("section_aware", &self.section_aware)
             .field("verify_counts", &self.verify_counts)
             .field("relevance_floor", &self.relevance_floor)
+            .field("query", &self.query)
             .finish()
     }
 }

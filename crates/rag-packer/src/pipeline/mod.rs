@@ -1,10 +1,12 @@
 //! The orchestrator: [`ContextPacker`] runs the stages in order and accounts for every chunk.
 
+mod admit;
 mod config;
 mod context;
 mod drops;
 mod plan;
 
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rag_core::{
@@ -12,13 +14,20 @@ use rag_core::{
 };
 use tracing::field::Empty;
 
+use self::admit::{Request, admit, admit_borrowed};
 pub use self::config::PackerConfig;
 use self::context::plan_context;
 use self::plan::{Plan, candidates, plan};
 use crate::conflicts::detect_conflicts;
 use crate::render::ContextFormat;
 
-/// Packs retrieved chunks into a token budget: validate, pin, rank, dedup, select, order, annotate.
+/// Packs retrieved chunks into a token budget: admit (tenant, access, scoring), validate, pin,
+/// rank, dedup, select, order, annotate.
+///
+/// Nothing is computed from what the principal cannot see: chunks whose `acl_labels` it does not
+/// all hold are removed right after the tenant check, before any other stage (BM25 statistics,
+/// sections, dedup, selection, conflicts, notes) looks at the input; only their number is
+/// reported, in [`PackedContext::hidden_by_acl`].
 ///
 /// The result is deterministic and, except for `order = input` and `reverse`, independent of the
 /// input order. Every input chunk ends up either in [`PackedContext::chunks`] or in
@@ -87,11 +96,17 @@ impl ContextPacker {
         budget: i64,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
-            let plan = plan(&self.config, &chunks, candidates(&self.config, ctx, &chunks, budget)?)?;
-            let (packed, dropped, plan) = plan.hand_over(chunks);
-            let conflicts = self.conflicts(&packed);
-            Ok(self.assemble(packed, dropped, conflicts, plan))
+            let (chunks, request) = admit(&self.config, ctx, chunks, budget)?;
+            self.pack_admitted(chunks, request)
         })
+    }
+
+    /// The stages after admission, on owned chunks the principal may all see.
+    fn pack_admitted(&self, chunks: Vec<Chunk>, request: Request) -> Result<PackedContext, PackerError> {
+        let plan = plan(&self.config, &chunks, candidates(&self.config, &chunks, &request)?)?;
+        let (packed, dropped, plan) = plan.hand_over(chunks);
+        let conflicts = self.conflicts(&packed);
+        Ok(self.assemble(packed, dropped, conflicts, plan, request))
     }
 
     /// Packs borrowed candidates: like [`pack_blocking`](Self::pack_blocking), but the caller
@@ -100,7 +115,9 @@ impl ContextPacker {
     /// For packing the same candidates more than once (at several budgets, or before and after
     /// a reranker), and for callers that keep their candidates anyway. Freeing the candidates is
     /// then the caller's business: at 100,000 candidates that is a fifth of the time of an owned
-    /// pack.
+    /// pack. When some candidates are hidden from the principal, or the packer scores them
+    /// (see [`PackerConfig::query`]), the visible ones are cloned first: nothing of the hidden ones
+    /// may reach any stage, and scoring writes each chunk's `score`.
     ///
     /// ```
     /// use rag_core::{Chunk, RequestContext};
@@ -126,11 +143,15 @@ impl ContextPacker {
         budget: i64,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
-            let mut plan = plan(&self.config, chunks, candidates(&self.config, ctx, chunks, budget)?)?;
+            let (chunks, request) = match admit_borrowed(&self.config, ctx, chunks, budget)? {
+                (Cow::Owned(chunks), request) => return self.pack_admitted(chunks, request),
+                (Cow::Borrowed(chunks), request) => (chunks, request),
+            };
+            let mut plan = plan(&self.config, chunks, candidates(&self.config, chunks, &request)?)?;
             let packed: Vec<Chunk> = plan.packed.iter().map(|&i| chunks[i].clone()).collect();
             // Conflict detection reads the packed chunks only: it runs while the ids are cloned.
             let (conflicts, dropped) = rayon::join(|| self.conflicts(&packed), || plan.clone_dropped(chunks));
-            Ok(self.assemble(packed, dropped, conflicts, plan))
+            Ok(self.assemble(packed, dropped, conflicts, plan, request))
         })
     }
 
@@ -179,15 +200,16 @@ impl ContextPacker {
         format: &ContextFormat,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
+            let (chunks, request) = admit(&self.config, ctx, chunks, budget)?;
             let (plan, text, excerpts) = plan_context(
                 &self.config,
                 format,
                 &chunks,
-                candidates(&self.config, ctx, &chunks, budget)?,
+                candidates(&self.config, &chunks, &request)?,
             )?;
             let (packed, dropped, plan) = plan.hand_over(chunks);
             let conflicts = self.conflicts(&packed);
-            let mut result = self.assemble(packed, dropped, conflicts, plan);
+            let mut result = self.assemble(packed, dropped, conflicts, plan, request);
             result.context = Some(text);
             result.excerpts = excerpts;
             Ok(result)
@@ -256,6 +278,7 @@ impl ContextPacker {
         dropped: Vec<DroppedChunk>,
         conflicts: Vec<ConflictAnnotation>,
         plan: Plan,
+        request: Request,
     ) -> PackedContext {
         let mut result = PackedContext::new(
             packed,
@@ -268,7 +291,8 @@ impl ContextPacker {
         result.conflicts = conflicts;
         result.dropped = dropped;
         result.notes = plan.notes;
-        result.hidden_by_acl = plan.hidden;
+        result.hidden_by_acl = request.hidden;
+        result.scoring = request.scoring;
         result
     }
 }
@@ -310,5 +334,7 @@ fn saturating_i64(n: usize) -> i64 {
 
 #[cfg(test)]
 mod context_tests;
+#[cfg(test)]
+mod hidden_tests;
 #[cfg(test)]
 mod tests;

@@ -1,22 +1,24 @@
-//! The stage list on borrowed chunks: where every chunk goes, by input position.
+//! The stage list on borrowed chunks: where every chunk goes, by position.
 //!
-//! [`candidates`] runs the stages up to dedup, [`plan`] the selection and the order after them. No
-//! stage moves a chunk: each works on input positions, so that no chunk (several hundred bytes
-//! each) is moved more than once, at the hand-over.
+//! The chunks are the admitted ones (see `admit.rs`): those the principal may see, scored by the
+//! policy when the packer has the query. [`candidates`] runs the stages up to dedup, [`plan`] the
+//! selection and the order after them. No stage moves a chunk: each works on positions, so that
+//! no chunk (several hundred bytes each) is moved more than once, at the hand-over.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rag_core::{Chunk, DropReason, PackOrder, PackerError, RequestContext, SelectionStrategy};
+use rag_core::{Chunk, DropReason, PackOrder, PackerError, SelectionStrategy};
 
 use super::PackerConfig;
+use super::admit::Request;
 use super::drops::{Outcome, drop_reasons};
 use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
 use crate::order::{arrange, arrange_custom};
 use crate::rank::rank_by;
 use crate::sections::{Sections, are_sections_of_documents, has_sections, lift_to_headings};
 use crate::select::{Selection, SelectionItem, select, valued};
-use crate::validate::{Checked, validate_budget, validate_chunks};
+use crate::validate::{Checked, validate_chunks};
 
 /// Where every chunk goes, by input position.
 pub(super) struct Plan {
@@ -29,8 +31,6 @@ pub(super) struct Plan {
     /// The strategy that actually ran (`optimal` may fall back to `knapsack`).
     pub(super) strategy: SelectionStrategy,
     pub(super) notes: Vec<String>,
-    /// How many chunks the principal may not see.
-    pub(super) hidden: usize,
 }
 
 /// Why a candidate left before selection.
@@ -68,20 +68,20 @@ pub(super) struct Candidates {
     /// Whether the candidates are sections of documents and the packer is section-aware (for
     /// [`Objective::Auto`](crate::Objective::Auto)).
     pub(super) of_sections: bool,
-    /// How many chunks the principal may not see (left out, never named).
-    pub(super) hidden: usize,
+    /// A candidate is dropped as not relevant unless its score is above this.
+    pub(super) relevance_floor: Option<f64>,
     /// What validation has to tell the caller (recounted token counts).
     pub(super) notes: Vec<String>,
 }
 
-/// Stages 1 to 5: validate, pin, sections, rank, relevance floor, dedup.
+/// Stages 1 to 5 on the admitted chunks: validate, pin, sections, rank, relevance floor, dedup.
 pub(super) fn candidates(
     config: &PackerConfig,
-    ctx: &RequestContext,
     chunks: &[Chunk],
-    budget: i64,
+    request: &Request,
 ) -> Result<Candidates, PackerError> {
-    let budget = validate_budget(budget)?;
+    let budget = request.budget;
+    let floor = request.relevance_floor;
     let texts: Vec<Option<&str>> = chunks.iter().map(Chunk::content).collect();
     let near = config
         .jaccard_threshold
@@ -95,7 +95,7 @@ pub(super) fn candidates(
         let invalid = AtomicBool::new(false);
         rayon::join(
             || {
-                let ranking = rank_candidates(config, ctx, chunks, budget);
+                let ranking = rank_candidates(config, chunks, budget, floor);
                 invalid.store(ranking.is_err(), Ordering::Relaxed);
                 ranking
             },
@@ -103,7 +103,7 @@ pub(super) fn candidates(
         )
     } else {
         (
-            rank_candidates(config, ctx, chunks, budget),
+            rank_candidates(config, chunks, budget, floor),
             PreparedTexts::new(&texts, near),
         )
     };
@@ -134,24 +134,22 @@ pub(super) fn candidates(
 }
 
 /// Stages 1 to 4: validation, the pinned chunks and their tokens, the section structure, the
-/// ranking, and the relevance floor.
+/// ranking, and the relevance floor `floor`.
 fn rank_candidates(
     config: &PackerConfig,
-    ctx: &RequestContext,
     chunks: &[Chunk],
     budget: usize,
+    floor: Option<f64>,
 ) -> Result<Candidates, PackerError> {
-    // Stage 1: validation. Chunks the principal may not see leave here, unexamined and unnamed.
-    let validated = validate_chunks(ctx, chunks, config.token_counter.as_ref(), config.verify_counts)?;
+    // Stage 1: validation of the admitted chunks (the principal may see them all).
+    let validated = validate_chunks(chunks, config.token_counter.as_ref(), config.verify_counts)?;
     let notes = validated.notes(config.token_counter.name());
-    let hidden = validated.hidden.iter().filter(|&&h| h).count();
     let checked = validated.checked;
-    let visible = (0..chunks.len()).filter(|&i| !validated.hidden[i]);
 
     // Stage 2: pinned chunks, in input order, before anything else. Saturating: token counts come
     // from input, and a wrapped sum would let pinned chunks of absurd sizes through (a saturated
     // sum is always over the budget, which is an i64).
-    let (pinned, others): (Vec<usize>, Vec<usize>) = visible.partition(|&i| chunks[i].pinned);
+    let (pinned, others): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
     let pinned_tokens = pinned
         .iter()
         .fold(0usize, |sum, &i| sum.saturating_add(checked[i].tokens));
@@ -179,7 +177,7 @@ fn rank_candidates(
     for &i in &ranked {
         if sections.as_ref().is_some_and(|s| s.is_carried(i)) {
             early[i] = Some(Early::HeadingOnly);
-        } else if config.relevance_floor.is_some_and(|floor| scores[i] <= floor) {
+        } else if floor.is_some_and(|floor| scores[i] <= floor) {
             early[i] = Some(Early::NotRelevant);
         }
     }
@@ -196,7 +194,7 @@ fn rank_candidates(
         priority: Vec::new(),
         sections,
         of_sections,
-        hidden,
+        relevance_floor: floor,
         notes,
     })
 }
@@ -280,7 +278,7 @@ pub(super) fn finish(
         items,
         selection: &selection,
         cap: config.max_per_document,
-        relevance_floor: config.relevance_floor.unwrap_or(f64::NEG_INFINITY),
+        relevance_floor: candidates.relevance_floor.unwrap_or(f64::NEG_INFINITY),
     });
     let mut notes = candidates.notes;
     notes.extend(selection.note);
@@ -294,7 +292,6 @@ pub(super) fn finish(
         budget: candidates.budget,
         strategy: selection.strategy,
         notes,
-        hidden: candidates.hidden,
     }
 }
 

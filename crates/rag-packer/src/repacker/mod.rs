@@ -270,7 +270,9 @@ fn next_fit(sized: Vec<(Chunk, usize)>, limit: usize) -> Result<Vec<Vec<(Chunk, 
                 limit,
             });
         }
-        if used + size > limit && !current.is_empty() {
+        // `used <= limit` holds, so the room left cannot underflow; `used + size` could
+        // overflow for sizes near the top of the range.
+        if size > limit - used && !current.is_empty() {
             batches.push(std::mem::take(&mut current));
             used = 0;
         }

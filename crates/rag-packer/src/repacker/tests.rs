@@ -98,6 +98,33 @@ fn count_batches_are_packed_one_by_one_and_auto_is_next_fit() {
 }
 
 #[test]
+fn auto_batches_sizes_near_the_top_of_the_range_without_overflow() {
+    // Two chunks of 2^63 against the largest limit: together they exceed it (2^64 > 2^64 - 1), so
+    // they go into two batches; a wrapping sum (2^63 + 2^63 = 0) would put them in one.
+    let half = 1usize << (usize::BITS - 1);
+    let repacker = Repacker::builder()
+        .batch_size(BatchSize::Auto)
+        .size_limit(usize::MAX)
+        .size_fn(SizeFn::custom(move |_| half))
+        .build()
+        .unwrap();
+    let out = repacker.repack(chunks(&["a", "b", "c"])).unwrap();
+    assert_eq!(ids(&out), [vec!["c0"], vec!["c1"], vec!["c2"]]);
+    let fits = Repacker::builder()
+        .batch_size(BatchSize::Auto)
+        .size_limit(usize::MAX)
+        .size_fn(SizeFn::custom(
+            move |c| if c.id.as_str() == "c0" { half } else { half - 1 },
+        ))
+        .build()
+        .unwrap();
+    assert_eq!(
+        ids(&fits.repack(chunks(&["a", "b", "c"])).unwrap()),
+        [vec!["c0", "c1"], vec!["c2"]]
+    );
+}
+
+#[test]
 fn context_mode_renders_and_joins() {
     let mut input = chunks(&["first", "second"]);
     input[0].score = Some(0.5);

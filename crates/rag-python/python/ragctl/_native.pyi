@@ -79,7 +79,7 @@ TrustName = Literal["trusted", "user_supplied", "untrusted"]
 OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
 StrategyName = Literal["greedy", "knapsack", "optimal"]
 ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
-DocumentTypeName = Literal["markdown", "text", "ocr"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html"]
 JSON = Any
 
 @final
@@ -195,7 +195,8 @@ class Chunk:
     metadata: Dict[str, JSON]
     """Producer data; the heading-aware chunker sets ``kind``, ``level`` and ``heading_path``."""
     extra: Dict[str, JSON]
-    """Fields of the JSON form this version does not know, kept on a round trip."""
+    """Fields of the JSON form this version does not know, kept on a round trip; a key that names
+    a field of the chunk (``tenant_id``, ``content``, ...) is a ``ValueError``."""
     @property
     def heading_path(self) -> List[str]:
         """Titles of the enclosing headings, outermost first (from ``metadata``)."""
@@ -350,6 +351,10 @@ class PackedContext:
     @property
     def context(self) -> Optional[str]:
         """The rendered prompt context (``pack_context`` only)."""
+    @property
+    def scoring(self) -> Optional[str]:
+        """How the chunks were scored when the packer was given a ``query``, as ``ragctl pack``
+        prints it; ``None`` without a query."""
     @property
     def excerpts(self) -> List[Excerpt]: ...
     def dropped_dedup(self) -> int: ...
@@ -554,15 +559,21 @@ class ContextPacker:
     @property
     def token_counter(self) -> TokenCounter: ...
     def pack(
-        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int
-    ) -> Coroutine[Any, Any, PackedContext]: ...
-    def pack_blocking(self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int) -> PackedContext: ...
+        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int, *, query: Optional[str] = None
+    ) -> Coroutine[Any, Any, PackedContext]:
+        """Packs ``chunks`` into ``budget`` tokens. With ``query``, chunks without a score are scored
+        as ``ragctl pack`` scores them (BM25 when none of the visible chunks has a score), after the
+        tenant and access checks, over the chunks the principal may see only."""
+    def pack_blocking(
+        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int, *, query: Optional[str] = None
+    ) -> PackedContext: ...
     def pack_context(
         self,
         ctx: RequestContext,
         chunks: Iterable[Chunk],
         budget: int,
         *,
+        query: Optional[str] = None,
         template: str = "{content}",
         delimiter: str = "\n\n",
         breadcrumbs: Optional[bool] = None,
@@ -575,6 +586,7 @@ class ContextPacker:
         chunks: Iterable[Chunk],
         budget: int,
         *,
+        query: Optional[str] = None,
         template: str = "{content}",
         delimiter: str = "\n\n",
         breadcrumbs: Optional[bool] = None,

@@ -3,7 +3,9 @@
 
 mod chunk;
 mod conventions;
+mod docx;
 mod hostile;
+mod html;
 mod otlp;
 mod pack;
 

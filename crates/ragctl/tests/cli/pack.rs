@@ -520,3 +520,91 @@ fn a_query_of_only_stop_words_is_warned_of_and_scores_zero_not_minus_zero() {
         assert_eq!(out["dropped"][0]["score"].to_string(), "0.0", "{query:?}");
     }
 }
+
+#[test]
+fn a_query_finds_chinese_japanese_korean_and_thai_text() {
+    // Each document is one sentence written without spaces between its words (Korean: with a
+    // particle attached), and each query is one word of it.
+    for (query, text) in [
+        ("首都", "東京は日本の首都です。"),
+        ("首都", "北京是中国的首都。"),
+        ("수도", "서울은 한국의 수도입니다."),
+        ("ภาษาไทย", "ฉันพูดภาษาไทยได้"),
+    ] {
+        let dir = dir_with("cjk", &[("doc.md", text)]);
+        let chunked = stdout_of(ragctl_in(&dir).args(["chunk", "doc.md", "--format", "jsonl"]));
+        let packed = pack_json(query, &[], chunked);
+        assert_eq!(packed["chunks_out"], 1, "{query:?} in {text:?}: {packed}");
+        assert_eq!(packed["context"], text);
+    }
+}
+
+#[test]
+fn a_query_of_more_than_1024_distinct_terms_is_refused() {
+    let query: Vec<String> = (0..1025).map(|i| format!("term{i}")).collect();
+    let input = chunk_line("a", "term1 and term2", json!({"score": null}));
+    refused(
+        ragctl()
+            .args(["pack", &query.join(" "), "--input", "-"])
+            .write_stdin(input),
+    )
+    .stderr(predicate::str::contains(
+        "the query has 1025 distinct search terms; BM25 searches at most 1024",
+    ));
+}
+
+#[test]
+fn chunks_hidden_from_the_principal_shape_nothing_it_gets() {
+    // Five hidden chunks saying "alpha" made "alpha" common in BM25 and so `b` beat `a`: a
+    // principal could probe hidden text word by word. Nothing is computed from them now.
+    let visible = [
+        chunk_line("a", "alpha alpha alpha report", json!({"score": null})),
+        chunk_line("b", "beta beta beta report", json!({"score": null})),
+    ];
+    let hidden: Vec<String> = (1..=5)
+        .map(|i| {
+            chunk_line(
+                &format!("m{i}"),
+                &format!("alpha merger note {i}"),
+                json!({"score": null, "document_id": "board", "acl_labels": ["board"]}),
+            )
+        })
+        .collect();
+    let alone = visible.join("\n");
+    let mixed = [&hidden[..], &visible[..]].concat().join("\n");
+    for format in ["json", "text", "context"] {
+        let pack = |input: &str| {
+            let out = stdout_of(
+                ragctl()
+                    .args([
+                        "pack",
+                        "alpha beta report",
+                        "--input",
+                        "-",
+                        "--budget",
+                        "6",
+                        "--format",
+                        format,
+                    ])
+                    .write_stdin(input.to_owned()),
+            );
+            String::from_utf8(out).unwrap()
+        };
+        let (alone, mixed) = (pack(&alone), pack(&mixed));
+        // Only the input count and the hidden count may tell the two apart.
+        let same = |out: &str| {
+            out.lines()
+                .filter(|l| !l.contains("chunks_in") && !l.contains("hidden_by_acl"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(same(&mixed), same(&alone), "{format}");
+        if format == "json" {
+            let packed = json_of(mixed.as_bytes());
+            assert_eq!(packed["chunks"][0]["id"], "a");
+            assert_eq!(packed["chunks"][0]["score"], 1.0);
+            assert_eq!(packed["hidden_by_acl"], 5);
+            assert!(!mixed.contains("merger") && !mixed.contains("m1"), "{mixed}");
+        }
+    }
+}

@@ -26,7 +26,7 @@ class Chunker(abc.ABC):
 
     @abc.abstractmethod
     async def health(self) -> str:
-        """``"healthy"``, or why not."""
+        """``"healthy"``, or why not: ``"degraded: "`` or ``"unhealthy: "`` and the reason."""
 
 
 def _register_builtin() -> None:

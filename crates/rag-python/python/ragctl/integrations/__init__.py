@@ -47,20 +47,30 @@ def char_offsets(text: str) -> "_CharOffsets":
 
 
 class _CharOffsets:
-    """Byte offset -> character offset for offsets on character boundaries, asked in increasing
-    order (a smaller one restarts from the beginning); linear in the text overall."""
+    """Byte offset -> character offset for offsets on character boundaries.
+
+    It walks from the offset asked before, forwards or backwards, so the work of a call is the
+    distance between the two offsets: asked for each chunk's start and end, it decodes each
+    chunk's bytes about once, overlap included, which is linear in the text overall.
+    (Restarting at byte 0 for every offset below the last one, as overlapping chunks ask, was
+    quadratic.)
+    """
 
     def __init__(self, text: str) -> None:
         self._ascii = text.isascii()
         self._data = b"" if self._ascii else text.encode("utf-8")
         self._byte = 0
         self._char = 0
+        self.decoded = 0
+        """Bytes decoded so far: the converter's work."""
 
     def __call__(self, byte_offset: int) -> int:
         if self._ascii:
             return byte_offset
-        if byte_offset < self._byte:
-            self._byte, self._char = 0, 0
-        self._char += len(self._data[self._byte : byte_offset].decode("utf-8"))
+        if byte_offset >= self._byte:
+            self._char += len(self._data[self._byte : byte_offset].decode("utf-8"))
+        else:
+            self._char -= len(self._data[byte_offset : self._byte].decode("utf-8"))
+        self.decoded += abs(byte_offset - self._byte)
         self._byte = byte_offset
         return self._char

@@ -18,7 +18,8 @@ Requires ``langchain-text-splitters`` (``pip install "ragctl[langchain]"``).
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterable, List, Literal, Optional
+from collections import Counter
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence
 
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
@@ -27,7 +28,26 @@ from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
 from ragctl.integrations import char_offsets, chunk_metadata
 from rag_chunker.tokens import TokenCounter
 
-__all__ = ["RagctlTextSplitter"]
+__all__ = ["RagctlTextSplitter", "document_ids"]
+
+
+def document_ids(sources: Sequence[str]) -> List[str]:
+    """The document id of each text of one call, given each text's source: the source itself
+    where no other text of the call has it; where several do, each gets its order among them,
+    ``source[0]``, ``source[1]``, ... (for a PDF's pages, their page order). The ids are
+    distinct, and so are the ``id#position`` chunk ids made from them."""
+    ids = list(sources)
+    while True:
+        counts = Counter(ids)
+        if all(n == 1 for n in counts.values()):
+            return ids
+        seen: Counter[str] = Counter()
+        for i, name in enumerate(ids):
+            if counts[name] > 1:
+                ids[i] = f"{name}[{seen[name]}]"
+                seen[name] += 1
+        # A qualified id can meet a source that was already written so (``a[0]`` beside two
+        # ``a``): the next round qualifies those again; every round lengthens them, so it ends.
 
 
 class RagctlTextSplitter(TextSplitter):
@@ -87,15 +107,19 @@ class RagctlTextSplitter(TextSplitter):
         self, texts: List[str], metadatas: Optional[List[Dict[Any, Any]]] = None
     ) -> List[Document]:
         """One ``Document`` per chunk, its metadata the text's (copied) plus :func:`chunk_metadata`
-        (``heading_path``, ``span``, ``token_count``, ``chunk_id``, ...). A text's ``source``
-        metadata, when it has one, names the chunks (``source#position``)."""
+        (``heading_path``, ``span``, ``token_count``, ``chunk_id``, ...).
+
+        A text's ``source`` metadata, when it has one, names its chunks (``source#position``);
+        ``chunk_id`` is unique within the call: texts that share a source (the pages a PDF
+        loader emits) are told apart by their order among them (``report.pdf[1]#0``, see
+        :func:`document_ids`)."""
         metadatas_ = metadatas or [{} for _ in texts]
+        sources = [str(metadatas_[i].get("source", f"text-{i}")) for i in range(len(texts))]
         documents = []
-        for i, text in enumerate(texts):
+        for i, (text, document_id) in enumerate(zip(texts, document_ids(sources))):
             base = metadatas_[i]
-            source = str(base.get("source", f"text-{i}"))
             to_chars = char_offsets(text)
-            for chunk in self._chunks(text, source):
+            for chunk in self._chunks(text, document_id):
                 metadata = copy.deepcopy(base)
                 metadata.update(chunk_metadata(chunk))
                 if self._add_start_index and chunk.span is not None:

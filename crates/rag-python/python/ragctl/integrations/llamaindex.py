@@ -1,9 +1,12 @@
 """A LlamaIndex ``NodeParser`` on ragctl's heading-aware chunker.
 
 Each node is one chunk: its text exactly a slice of the document (``start_char_idx`` and
-``end_char_idx`` exact), within ``max_tokens`` under the real tokenizer, with ``heading_path``,
-``span`` (UTF-8 byte offsets) and ``token_count`` in its metadata, and a ``PARENT`` relationship
-to the node of its enclosing heading::
+``end_char_idx`` exact), with ``heading_path``, ``span`` (UTF-8 byte offsets) and ``token_count``
+in its metadata, and a ``PARENT`` relationship to the node of its enclosing heading. What
+LlamaIndex embeds and sends to the LLM, the node's metadata text and its text
+(``node.get_content(MetadataMode.EMBED)`` and ``MetadataMode.LLM``), is within ``max_tokens``
+under the real tokenizer: the bookkeeping keys are left out of both, and the chunks are cut
+smaller by what the remaining metadata takes::
 
     from ragctl.integrations.llamaindex import RagctlNodeParser
 
@@ -18,18 +21,26 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
-from llama_index.core.schema import BaseNode, Document, MetadataMode, NodeRelationship, TextNode
+from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
-from ragctl._native import HeadingAwareChunker, RequestContext
+from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
 from ragctl.integrations import char_offsets, chunk_metadata
 
-__all__ = ["RagctlNodeParser"]
+__all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser"]
+
+BOOKKEEPING_METADATA_KEYS = ["chunk_id", "parent_id", "position", "token_count", "span", "kind", "level"]
+"""The metadata keys a node carries for programs, not for the model: left out of the text LlamaIndex
+embeds and sends to the LLM. ``heading_path`` stays in, as the one key that says what the text is
+about."""
 
 
 class RagctlNodeParser(NodeParser):
-    """Parses documents into nodes along their headings, each within ``max_tokens`` tokens."""
+    """Parses documents into nodes along their headings; each node's embedding and LLM text
+    (metadata included) is within ``max_tokens`` tokens."""
 
-    max_tokens: int = Field(default=512, description="The most tokens a node may have.", gt=0)
+    max_tokens: int = Field(
+        default=512, description="The most tokens of a node's embedding or LLM text, metadata included.", gt=0
+    )
     overlap_tokens: int = Field(
         default=64, description="Tokens a body node repeats from the previous one of its section.", ge=0
     )
@@ -52,37 +63,98 @@ class RagctlNodeParser(NodeParser):
         ctx = RequestContext(self.tenant_id)
         out: List[BaseNode] = []
         for node in nodes:
-            text = node.get_content(metadata_mode=MetadataMode.NONE)
-            chunks = self._chunker.chunk_text_blocking(
-                ctx, text, source_uri=node.node_id, document_type=self.document_type
-            )
-            source = node.as_related_node_info()
-            to_chars = char_offsets(text)
-            by_chunk_id: Dict[str, TextNode] = {}
-            for chunk in chunks:
-                if not self.include_headings and chunk.metadata.get("kind") == "heading":
-                    continue
-                span = chunk.span
-                start = to_chars(span.start) if span is not None else None
-                end = to_chars(span.end) if span is not None else None
-                child = TextNode(
-                    id_=f"{node.node_id}#{chunk.position}",
-                    text=chunk.content or "",
-                    metadata=chunk_metadata(chunk),
-                    start_char_idx=start,
-                    end_char_idx=end,
-                    excluded_embed_metadata_keys=list(node.excluded_embed_metadata_keys),
-                    excluded_llm_metadata_keys=list(node.excluded_llm_metadata_keys),
-                    relationships={NodeRelationship.SOURCE: source},
-                )
-                parent = by_chunk_id.get(chunk.parent_id or "")
-                if parent is not None:
-                    child.relationships[NodeRelationship.PARENT] = parent.as_related_node_info()
-                by_chunk_id[chunk.id] = child
-                if start is not None and end is not None:
-                    self._offsets[child.node_id] = (start, end)
+            for child in self._nodes_of(ctx, node):
+                if child.start_char_idx is not None and child.end_char_idx is not None:
+                    self._offsets[child.node_id] = (child.start_char_idx, child.end_char_idx)
                 out.append(child)
         return out
+
+    def _nodes_of(self, ctx: RequestContext, node: BaseNode) -> List[TextNode]:
+        """The nodes of one document, cut so that each one's embedding and LLM text fits.
+
+        The metadata LlamaIndex puts before a node's text (the document's own and the
+        ``heading_path``) differs from section to section, so it is measured on the chunks
+        themselves: a first cut with ``max_tokens`` less what the document's metadata takes,
+        then, while a chunk's text with its metadata is over ``max_tokens``, a cut smaller by
+        the excess. Each cut is smaller than the one before, so this ends: with chunks that fit,
+        or with a ``ValueError`` once the metadata leaves no room for text.
+        """
+        text = node.get_content(metadata_mode=MetadataMode.NONE)
+        count = self._chunker.token_counter.count
+        # What LlamaIndex renders depends on the text and, of a chunk's own metadata, on the
+        # heading path alone (the other keys are excluded), so one node per heading path
+        # measures every chunk under it, with LlamaIndex's own rendering.
+        probes: Dict[Tuple[str, ...], TextNode] = {}
+
+        def prompt_tokens(heading_path: List[str], text: str) -> int:
+            probe = probes.get(tuple(heading_path))
+            if probe is None:
+                probe = probes[tuple(heading_path)] = self._template(node, "", {"heading_path": heading_path})
+            probe.text = text
+            return _prompt_tokens(count, probe)
+
+        budget = self.max_tokens - prompt_tokens([], "")
+        while True:
+            if budget <= self.overlap_tokens:
+                raise ValueError(
+                    f"document {node.node_id}: its metadata takes {self.max_tokens - budget} of "
+                    f"max_tokens={self.max_tokens} tokens in the text LlamaIndex embeds, too many to leave room "
+                    f"for chunks with overlap_tokens={self.overlap_tokens}; raise max_tokens, or leave metadata "
+                    "keys out (excluded_embed_metadata_keys, excluded_llm_metadata_keys)"
+                )
+            chunker = self._chunker
+            if budget != self.max_tokens:
+                chunker = HeadingAwareChunker(budget, self.overlap_tokens, chunker.token_counter)
+            chunks: List[Chunk] = chunker.chunk_text_blocking(
+                ctx, text, source_uri=node.node_id, document_type=self.document_type
+            )
+            if not self.include_headings:
+                chunks = [c for c in chunks if c.metadata.get("kind") != "heading"]
+            worst = max((prompt_tokens(c.heading_path, c.content or "") for c in chunks), default=0)
+            if worst <= self.max_tokens:
+                return self._build(node, text, chunks)
+            budget -= worst - self.max_tokens
+
+    def _template(self, node: BaseNode, text: str, metadata: Dict[str, Any], **fields: Any) -> TextNode:
+        """A node of ``node``'s document with ``text``: the document's metadata and ``metadata``
+        (merged as LlamaIndex's post-processing merges them), the document's templates, and its
+        excluded keys plus :data:`BOOKKEEPING_METADATA_KEYS`."""
+        if isinstance(node, (TextNode, Node)):
+            # Documents (a Node) and text nodes have a text template; other nodes keep TextNode's.
+            fields.setdefault("text_template", node.text_template)
+        return TextNode(
+            text=text,
+            metadata={**node.metadata, **metadata},
+            excluded_embed_metadata_keys=_union(node.excluded_embed_metadata_keys, BOOKKEEPING_METADATA_KEYS),
+            excluded_llm_metadata_keys=_union(node.excluded_llm_metadata_keys, BOOKKEEPING_METADATA_KEYS),
+            metadata_seperator=node.metadata_separator,
+            metadata_template=node.metadata_template,
+            **fields,
+        )
+
+    def _build(self, node: BaseNode, text: str, chunks: List[Chunk]) -> List[TextNode]:
+        """The nodes of ``chunks``, cut from ``text``, the text of ``node``."""
+        source = node.as_related_node_info()
+        to_chars = char_offsets(text)
+        by_chunk_id: Dict[str, TextNode] = {}
+        children: List[TextNode] = []
+        for chunk in chunks:
+            span = chunk.span
+            child = self._template(
+                node,
+                chunk.content or "",
+                chunk_metadata(chunk),
+                id_=f"{node.node_id}#{chunk.position}",
+                start_char_idx=to_chars(span.start) if span is not None else None,
+                end_char_idx=to_chars(span.end) if span is not None else None,
+                relationships={NodeRelationship.SOURCE: source},
+            )
+            parent = by_chunk_id.get(chunk.parent_id or "")
+            if parent is not None:
+                child.relationships[NodeRelationship.PARENT] = parent.as_related_node_info()
+            by_chunk_id[chunk.id] = child
+            children.append(child)
+        return children
 
     def _postprocess_parsed_nodes(self, nodes: List[BaseNode], parent_doc_map: Dict[str, Document]) -> List[BaseNode]:
         nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
@@ -93,3 +165,17 @@ class RagctlNodeParser(NodeParser):
             if offsets is not None and isinstance(node, TextNode):
                 node.start_char_idx, node.end_char_idx = offsets
         return nodes
+
+
+def _union(keys: List[str], more: List[str]) -> List[str]:
+    """``keys`` and then those of ``more`` not among them."""
+    return list(keys) + [k for k in more if k not in keys]
+
+
+def _prompt_tokens(count: Any, node: TextNode) -> int:
+    """The tokens of the longer of what LlamaIndex embeds and what it sends to the LLM."""
+    embed = node.get_content(metadata_mode=MetadataMode.EMBED)
+    llm = node.get_content(metadata_mode=MetadataMode.LLM)
+    if llm == embed:
+        return int(count(embed))
+    return max(int(count(embed)), int(count(llm)))

@@ -28,27 +28,30 @@ Requires ``ray[data]`` and ``pyarrow`` (``pip install "ragctl[ray]"``).
 
 from __future__ import annotations
 
+import os
 import posixpath
-from typing import Any, Dict, List, Literal, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import ray.data
 from ray.data.datasource import BlockBasedFileDatasink
 
 from ragctl._native import HeadingAwareChunker, RequestContext, TiktokenCounter, detect_document_type
+from rag_core.errors import ParseError
 
 __all__ = [
     "CHUNK_SCHEMA",
     "JsonLinesDatasink",
-    "SUPPORTED_EXTENSIONS",
+    "SUPPORTED_SUFFIXES",
     "chunk_batch",
     "chunk_directory",
     "read_chunks",
     "write_chunks",
 ]
 
-SUPPORTED_EXTENSIONS = ["md", "markdown", "txt", "text", "json"]
-"""Extensions the reader selects (``json`` only for ``.ocr.json``; other JSON files are skipped)."""
+SUPPORTED_SUFFIXES = [".md", ".markdown", ".txt", ".text", ".ocr.json"]
+"""The file names the reader takes from a directory (case-insensitive), as ``ragctl chunk`` does."""
 
 CHUNK_SCHEMA = pa.schema(
     [
@@ -76,8 +79,26 @@ def _strip_scheme(path: str) -> str:
     return rest if sep else path
 
 
+def _path_uri(path: str) -> str:
+    """A path as ``ragctl chunk`` names it in chunk ids: every ``%`` written ``%25``, and every
+    byte that is not UTF-8 (a lone surrogate of Python's ``surrogateescape``) written ``%XX``,
+    so that two different names never share an id."""
+    if "%" not in path and path.isprintable() and not any("\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    out = []
+    for ch in path:
+        if ch == "%":
+            out.append("%25")
+        elif "\udc80" <= ch <= "\udcff":
+            out.append(f"%{ord(ch) - 0xDC00:02X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _document_id(path: str, root: str, id_prefix: str) -> str:
-    """``id_prefix`` joined with ``path`` relative to ``root``, with ``/`` separators."""
+    """``id_prefix`` joined with ``path`` relative to ``root``, with ``/`` separators, written as
+    ``ragctl chunk`` writes paths (:func:`_path_uri`)."""
     root = _strip_scheme(root).rstrip("/")
     path = _strip_scheme(path)
     if path.startswith(root + "/"):
@@ -86,7 +107,47 @@ def _document_id(path: str, root: str, id_prefix: str) -> str:
         relative = posixpath.basename(path)
     else:
         relative = path
-    return posixpath.join(id_prefix, relative) if id_prefix else relative
+    return _path_uri(posixpath.join(id_prefix, relative) if id_prefix else relative)
+
+
+def _is_supported(name: str) -> bool:
+    """Whether ``ragctl chunk`` takes a file of this name from a directory it walks."""
+    try:
+        detect_document_type(name)
+    except ParseError:
+        return False
+    return True
+
+
+def _list_files(src: str) -> Tuple[pafs.FileSystem, str, List[str]]:
+    """The filesystem of ``src``, ``src``'s path on it, and the files to chunk: ``src`` itself if
+    it is a file, else the supported files under it, hidden ones (a name starting with ``.``,
+    or inside such a directory) left out, sorted.
+
+    The listing is ours, not Ray's, because Ray's differs from ``ragctl chunk``'s: its
+    extension filter cuts a name at ``?`` as if it were a URL's query (``What is RAG?.md`` has
+    no extension to it), and its directory listing skips names that start with ``_``.
+    """
+    if "://" in src:
+        filesystem, path = pafs.FileSystem.from_uri(src)
+    else:
+        filesystem, path = pafs.LocalFileSystem(), os.path.abspath(src)
+    info = filesystem.get_file_info(path)
+    if info.type == pafs.FileType.NotFound:
+        raise FileNotFoundError(f"{src}: cannot read: no such file or directory")
+    if info.type != pafs.FileType.Directory:
+        return filesystem, path, [path]
+    files = []
+    for entry in filesystem.get_file_info(pafs.FileSelector(path, recursive=True)):
+        if entry.type != pafs.FileType.File:
+            continue
+        relative = entry.path[len(path.rstrip("/")) + 1 :]
+        if any(part.startswith(".") for part in relative.split("/")):
+            continue
+        if _is_supported(entry.base_name):
+            files.append(entry.path)
+    files.sort()
+    return filesystem, path, files
 
 
 def chunk_batch(
@@ -137,13 +198,32 @@ def chunk_batch(
 
 
 def read_chunks(src: Union[str, List[str]], *, id_prefix: Optional[str] = None, **options: Any) -> ray.data.Dataset:
-    """A lazy Ray ``Dataset`` of the chunks of the supported files under ``src`` (a directory,
-    a file or a list of them; every path a pyarrow filesystem reads). ``options`` are those of
-    :func:`chunk_batch` (``max_tokens``, ``overlap_tokens``, ``encoding``, ``tenant_id``,
-    ``corpus_id``)."""
-    root = src if isinstance(src, str) else posixpath.commonpath([_strip_scheme(p) for p in src])
-    ds = ray.data.read_binary_files(src, include_paths=True, file_extensions=SUPPORTED_EXTENSIONS)
-    kwargs = dict(options, root=root, id_prefix=id_prefix)
+    """A lazy Ray ``Dataset`` of the chunks of ``src``: a file, or the supported files under a
+    directory, as ``ragctl chunk`` walks it (hidden files and directories left out; ``.gitignore``
+    is not read), or a list of them on one filesystem, each file once. Each is a local path or
+    a URL a pyarrow filesystem reads (``s3://``, ``gs://``, ...).
+
+    A file's id is ``id_prefix`` joined with its path relative to ``src`` (for a list, their
+    common directory); by default ``id_prefix`` is ``src`` as given, which makes the ids those
+    of ``ragctl chunk SRC``. ``options`` are those of :func:`chunk_batch` (``max_tokens``,
+    ``overlap_tokens``, ``encoding``, ``tenant_id``, ``corpus_id``)."""
+    sources = [src] if isinstance(src, str) else list(src)
+    if not sources:
+        raise ValueError("no source to chunk")
+    listed = [_list_files(source) for source in sources]
+    filesystem = listed[0][0]
+    if any(fs.type_name != filesystem.type_name for fs, _, _ in listed):
+        raise ValueError("the sources are on different filesystems; read each one on its own")
+    files = sorted({path for _, _, paths in listed for path in paths})
+    if not files:
+        raise ValueError(f"{', '.join(sources)}: no file to chunk (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+    root = posixpath.commonpath([path for _, path, _ in listed])
+    given = src.rstrip("/") if isinstance(src, str) else posixpath.commonpath([_strip_scheme(s) for s in sources])
+    if root in files:
+        # One file: it is named as given, as `ragctl chunk FILE` names it.
+        root, given = posixpath.dirname(root), posixpath.dirname(given)
+    ds = ray.data.read_binary_files(files, include_paths=True, filesystem=filesystem)
+    kwargs = dict(options, root=root, id_prefix=given if id_prefix is None else id_prefix)
     # Ray types the function as taking the batch alone; `fn_kwargs` passes the keyword-only rest.
     return ds.map_batches(chunk_batch, batch_format="pyarrow", fn_kwargs=kwargs)  # type: ignore[arg-type]
 

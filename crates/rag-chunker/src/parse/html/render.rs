@@ -1,0 +1,966 @@
+//! The text rendition of a page's tree: Markdown-flavoured text, its blocks, the source of each
+//! stretch of it, and what of the page it leaves out.
+
+use rag_core::{Block, BlockType, HeadingLevel, Span};
+
+use super::chrome::Chrome;
+use super::tree::{DOCUMENT, NodeData, NodeId, Tree};
+
+/// Line prefixes (list indentation, quote markers) stop growing past this many bytes: a page
+/// nested a thousand lists deep must not make every line a thousand spaces long.
+const MAX_PREFIX: usize = 32;
+
+/// What the walk made of a page.
+#[derive(Debug, Default)]
+pub(crate) struct Rendered {
+    pub(crate) text: String,
+    /// Raw blocks over `text`, in order (to be finished).
+    pub(crate) blocks: Vec<Block>,
+    /// Stretches of `text` and the decoded-source range they came from, in text order.
+    pub(crate) mapped: Vec<(Span, (usize, usize))>,
+    /// Decoded-source ranges of what was left out, by kind.
+    pub(crate) left_out: Vec<(&'static str, (usize, usize))>,
+}
+
+/// How an element is walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Left out, counted under this kind.
+    Skip(&'static str),
+    Heading(u8),
+    /// Breaks the flow: what follows starts a new block (`p`, `div`, `section`, ...).
+    Flow,
+    List {
+        ordered: bool,
+    },
+    Item,
+    Quote,
+    Pre,
+    Table,
+    Row,
+    Cell,
+    /// A block of this type (`figcaption`, a table's `caption`).
+    Typed(BlockType),
+    LineBreak,
+    /// Inline, wrapped in this marker (`` ` `` for code, `**` for strong).
+    Marked(&'static str),
+    Inline,
+}
+
+/// What to do when the walk leaves an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    Nothing,
+    /// Close the open block (a flow element's end).
+    Break,
+    /// End the element of this role.
+    End(Role),
+}
+
+enum Frame {
+    Enter(NodeId),
+    Exit(NodeId, Exit),
+}
+
+/// A context pushed by a container.
+#[derive(Debug, Clone, Copy)]
+enum Context {
+    /// A list: its kind and the next item's number.
+    List { ordered: bool, next: u64 },
+    /// A list item: blocks inside it are list items too.
+    Item,
+    /// A data table's row: whether a cell was written, how many.
+    Row { cells: usize, header: bool },
+    /// A data table: whether the header row is written.
+    Table { rows: usize },
+    /// A block of a given type for text inside (captions).
+    Typed(BlockType),
+    /// A top-level quote (everything inside is one block) or a nested one.
+    Quote,
+    /// Preformatted text: written as it is.
+    Pre,
+    /// Flat: inside a table cell or a heading, everything is inline.
+    Flat,
+}
+
+/// The block being written.
+#[derive(Debug)]
+struct Open {
+    block_type: BlockType,
+    level: Option<HeadingLevel>,
+    /// The text's length before the block's separator: where to cut back to if it stays empty.
+    before: usize,
+    /// Where the block starts (its marker included).
+    start: usize,
+    /// Whether content was written (a block without any is removed).
+    has_content: bool,
+    /// The heading's title, without markers.
+    title: String,
+    serial: usize,
+}
+
+struct Marker {
+    text: &'static str,
+    /// The serial of the block its opening was written in, or `None` while it waits for content.
+    written_in: Option<usize>,
+}
+
+struct Writer<'t> {
+    tree: &'t Tree,
+    chrome: &'t Chrome,
+    out: Rendered,
+    open: Option<Open>,
+    serial: usize,
+    contexts: Vec<Context>,
+    prefix: String,
+    /// Prefix lengths to restore, one per pushed prefix.
+    prefixes: Vec<usize>,
+    /// The start of the top-level quote being written, whose inner blocks are one block.
+    quote: Option<(usize, usize)>,
+    pending_space: bool,
+    /// A line break (`br`, a paragraph inside a list item) waits for the next character.
+    pending_break: bool,
+    markers: Vec<Marker>,
+    /// The block type of the last block closed, for tight separators.
+    last_closed: Option<BlockType>,
+}
+
+/// Renders `tree`, leaving out `chrome`.
+pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
+    let mut writer = Writer {
+        tree,
+        chrome,
+        out: Rendered::default(),
+        open: None,
+        serial: 0,
+        contexts: Vec::new(),
+        prefix: String::new(),
+        prefixes: Vec::new(),
+        quote: None,
+        pending_space: false,
+        pending_break: false,
+        markers: Vec::new(),
+        last_closed: None,
+    };
+    writer.walk();
+    writer.out
+}
+
+fn heading_level(name: &str) -> Option<u8> {
+    match name {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+fn is_flow(name: &str) -> bool {
+    matches!(
+        name,
+        "address"
+            | "article"
+            | "aside"
+            | "body"
+            | "center"
+            | "dd"
+            | "details"
+            | "dialog"
+            | "dir"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figure"
+            | "footer"
+            | "form"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "html"
+            | "legend"
+            | "main"
+            | "menu"
+            | "nav"
+            | "p"
+            | "search"
+            | "section"
+            | "summary"
+            | "tbody"
+            | "thead"
+            | "tfoot"
+    )
+}
+
+impl Writer<'_> {
+    fn in_context(&self, wanted: impl Fn(&Context) -> bool) -> bool {
+        self.contexts.iter().any(wanted)
+    }
+
+    fn flat(&self) -> bool {
+        self.in_context(|c| matches!(c, Context::Flat))
+    }
+
+    fn raw(&self) -> bool {
+        self.in_context(|c| matches!(c, Context::Pre))
+    }
+
+    fn role(&self, id: NodeId) -> Role {
+        let node = &self.tree.nodes[id];
+        let name = node.html_name();
+        if !node.is_element() {
+            return Role::Inline;
+        }
+        if node.name.ns != html5ever::ns!(html) {
+            // SVG and MathML: pictures and formulas, not prose.
+            return Role::Skip("embedded");
+        }
+        match name {
+            "script" | "noscript" => return Role::Skip("script"),
+            "style" => return Role::Skip("style"),
+            "template" => return Role::Skip("template"),
+            "head" => return Role::Skip("head"),
+            "iframe" | "object" | "embed" | "canvas" | "video" | "audio" | "map" | "frameset" => {
+                return Role::Skip("embedded");
+            }
+            "button" | "select" | "textarea" | "datalist" | "input" | "option" | "optgroup" => {
+                return Role::Skip("form");
+            }
+            _ => {}
+        }
+        if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
+            return Role::Skip("hidden");
+        }
+        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && self.is_permalink(id)) {
+            return Role::Skip("chrome");
+        }
+        if self.raw() {
+            return if name == "br" { Role::LineBreak } else { Role::Inline };
+        }
+        if self.flat() {
+            return match name {
+                "br" => Role::LineBreak,
+                "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
+                "strong" | "b" => Role::Marked("**"),
+                _ if is_flow(name)
+                    || heading_level(name).is_some()
+                    || matches!(
+                        name,
+                        "li" | "ul"
+                            | "ol"
+                            | "pre"
+                            | "table"
+                            | "tr"
+                            | "td"
+                            | "th"
+                            | "blockquote"
+                            | "caption"
+                            | "figcaption"
+                    ) =>
+                {
+                    Role::Flow
+                }
+                _ => Role::Inline,
+            };
+        }
+        if let Some(level) = heading_level(name) {
+            return if self.in_context(|c| matches!(c, Context::Item)) {
+                Role::Flow
+            } else {
+                Role::Heading(level)
+            };
+        }
+        match name {
+            "ul" | "menu" | "dir" => Role::List { ordered: false },
+            "ol" => Role::List { ordered: true },
+            "li" => Role::Item,
+            "blockquote" => Role::Quote,
+            "pre" | "listing" | "xmp" | "plaintext" => Role::Pre,
+            "table" if !self.is_layout_table(id) => Role::Table,
+            "tr" if self.in_context(|c| matches!(c, Context::Table { .. })) => Role::Row,
+            "td" | "th" if self.in_context(|c| matches!(c, Context::Row { .. })) => Role::Cell,
+            "caption" | "figcaption" => Role::Typed(BlockType::Caption),
+            "br" => Role::LineBreak,
+            "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
+            "strong" | "b" => Role::Marked("**"),
+            "table" | "tr" | "td" | "th" => Role::Flow,
+            _ if is_flow(name) => Role::Flow,
+            _ => Role::Inline,
+        }
+    }
+
+    /// A heading's permalink: a link to a fragment whose text is a sign (`#`, `¶`, `§`, `🔗`).
+    fn is_permalink(&self, id: NodeId) -> bool {
+        let node = &self.tree.nodes[id];
+        if !node.attr("href").is_some_and(|h| h.starts_with('#')) {
+            return false;
+        }
+        let text = self.subtree_text(id, 16);
+        let text = text.trim();
+        !text.is_empty() && text.chars().count() <= 2 && !text.chars().any(char::is_alphanumeric)
+    }
+
+    /// A table used for layout: one whose cells hold blocks (lists, code, other tables,
+    /// headings, several paragraphs) is walked as flow, not written as Markdown rows.
+    fn is_layout_table(&self, id: NodeId) -> bool {
+        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.clone();
+        let mut paragraphs = 0;
+        while let Some(node) = stack.pop() {
+            let name = self.tree.nodes[node].html_name();
+            match name {
+                "table" | "pre" | "ul" | "ol" | "dl" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                    return true;
+                }
+                "p" | "div" => {
+                    paragraphs += 1;
+                    if paragraphs > 1 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            if name == "td" || name == "th" {
+                paragraphs = 0;
+            }
+            stack.extend(self.tree.nodes[node].children.iter().copied());
+        }
+        false
+    }
+
+    /// Up to `limit` bytes of the text of `id`'s subtree.
+    fn subtree_text(&self, id: NodeId, limit: usize) -> String {
+        let mut out = String::new();
+        let mut stack = vec![id];
+        while let Some(node) = stack.pop() {
+            if out.len() > limit {
+                break;
+            }
+            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
+                out.push_str(text);
+            }
+            stack.extend(self.tree.nodes[node].children.iter().rev());
+        }
+        out
+    }
+
+    /// The longest run of backticks in the text of `id`'s subtree.
+    fn longest_backticks(&self, id: NodeId) -> usize {
+        let mut longest = 0;
+        let mut stack = vec![id];
+        while let Some(node) = stack.pop() {
+            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
+                let mut run = 0;
+                for c in text.chars() {
+                    run = if c == '`' { run + 1 } else { 0 };
+                    longest = longest.max(run);
+                }
+            }
+            stack.extend(self.tree.nodes[node].children.iter().copied());
+        }
+        longest
+    }
+
+    fn walk(&mut self) {
+        let mut stack = vec![Frame::Enter(DOCUMENT)];
+        while let Some(frame) = stack.pop() {
+            match frame {
+                Frame::Enter(id) => {
+                    if let Some(exit) = self.enter(id) {
+                        stack.push(Frame::Exit(id, exit));
+                        stack.extend(self.tree.nodes[id].children.iter().rev().map(|&c| Frame::Enter(c)));
+                    }
+                }
+                Frame::Exit(id, exit) => self.exit(id, exit),
+            }
+        }
+        self.close_block();
+    }
+
+    /// Enters `id`; `None` when its children are not to be walked.
+    fn enter(&mut self, id: NodeId) -> Option<Exit> {
+        let node = &self.tree.nodes[id];
+        match &node.data {
+            NodeData::Text { text, pieces } => {
+                let source = match (pieces.first(), pieces.last()) {
+                    (Some(first), Some(last)) => (first.source.0, last.source.1),
+                    _ => return None,
+                };
+                if self.chrome.is(id) {
+                    self.out.left_out.push(("chrome", source));
+                } else if self.raw() {
+                    self.write_raw(text, source);
+                } else {
+                    self.write_inline(text, source);
+                }
+                return None;
+            }
+            NodeData::Comment { source } => {
+                self.out.left_out.push(("comment", *source));
+                return None;
+            }
+            NodeData::Document => return Some(Exit::Nothing),
+            NodeData::Other => return None,
+            NodeData::Element { .. } => {}
+        }
+        let role = self.role(id);
+        match role {
+            Role::Skip(kind) => {
+                self.leave_out(id, kind);
+                None
+            }
+            Role::Inline => Some(Exit::Nothing),
+            Role::LineBreak => {
+                if self.raw() {
+                    self.write_raw("\n", (0, 0));
+                } else if self.flat() {
+                    self.want_space();
+                } else if self.has_content() {
+                    self.pending_break = true;
+                }
+                None
+            }
+            Role::Marked(marker) => {
+                let marker = if marker == "`" {
+                    match self.longest_backticks(id) {
+                        0 => "`",
+                        1 => "``",
+                        _ => "```",
+                    }
+                } else {
+                    marker
+                };
+                self.markers.push(Marker {
+                    text: marker,
+                    written_in: None,
+                });
+                Some(Exit::End(role))
+            }
+            Role::Flow => {
+                self.flow_break();
+                Some(Exit::Break)
+            }
+            Role::Heading(level) => {
+                self.close_block();
+                let marker = "#".repeat(usize::from(level));
+                self.start_block(BlockType::Heading, HeadingLevel::new(level), &format!("{marker} "));
+                self.contexts.push(Context::Flat);
+                Some(Exit::End(role))
+            }
+            Role::List { ordered } => {
+                self.close_block();
+                let start = if ordered {
+                    node.attr("start")
+                        .and_then(|s| s.trim().parse::<u64>().ok())
+                        .unwrap_or(1)
+                } else {
+                    1
+                };
+                self.contexts.push(Context::List { ordered, next: start });
+                Some(Exit::End(role))
+            }
+            Role::Item => {
+                self.close_block();
+                let marker = match self
+                    .contexts
+                    .iter_mut()
+                    .rev()
+                    .find(|c| matches!(c, Context::List { .. }))
+                {
+                    Some(Context::List { ordered: true, next }) => {
+                        let marker = format!("{next}. ");
+                        *next += 1;
+                        marker
+                    }
+                    _ => "- ".to_owned(),
+                };
+                self.start_block(BlockType::ListItem, None, &marker);
+                self.contexts.push(Context::Item);
+                self.push_prefix("  ");
+                Some(Exit::End(role))
+            }
+            Role::Quote => {
+                self.close_block();
+                if self.quote.is_none() {
+                    // The whole quote is one block: it starts with its first line's marker.
+                    let before = self.out.text.len();
+                    self.separate(BlockType::Quote);
+                    self.quote = Some((before, self.out.text.len()));
+                }
+                self.contexts.push(Context::Quote);
+                self.push_prefix("> ");
+                Some(Exit::End(role))
+            }
+            Role::Pre => {
+                self.close_block();
+                let fence = "`".repeat((self.longest_backticks(id) + 1).max(3));
+                let language = self.language(id);
+                self.start_block(BlockType::Code, None, &format!("{fence}{language}"));
+                // The fence line is content: a code block of only a fence still shows it was code.
+                self.out.text.push('\n');
+                self.out.text.push_str(&self.prefix);
+                self.contexts.push(Context::Pre);
+                Some(Exit::End(role))
+            }
+            Role::Table => {
+                self.close_block();
+                self.contexts.push(Context::Table { rows: 0 });
+                Some(Exit::End(role))
+            }
+            Role::Row => {
+                self.close_block();
+                let header = matches!(self.contexts.last(), Some(Context::Table { rows: 0 }));
+                self.start_block(BlockType::TableRow, None, "|");
+                self.mark_content();
+                self.contexts.push(Context::Row { cells: 0, header });
+                Some(Exit::End(role))
+            }
+            Role::Cell => {
+                if let Some(Context::Row { cells, .. }) = self.contexts.last_mut() {
+                    *cells += 1;
+                }
+                self.out.text.push(' ');
+                self.pending_space = false;
+                self.contexts.push(Context::Flat);
+                Some(Exit::End(role))
+            }
+            Role::Typed(block_type) => {
+                self.close_block();
+                self.contexts.push(Context::Typed(block_type));
+                self.contexts.push(Context::Flat);
+                Some(Exit::End(role))
+            }
+        }
+    }
+
+    fn exit(&mut self, _id: NodeId, exit: Exit) {
+        let role = match exit {
+            Exit::Nothing => return,
+            Exit::Break => {
+                self.flow_break();
+                return;
+            }
+            Exit::End(role) => role,
+        };
+        match role {
+            Role::Marked(_) => {
+                if let Some(marker) = self.markers.pop()
+                    && marker.written_in.is_some()
+                    && marker.written_in == self.open.as_ref().map(|o| o.serial)
+                {
+                    self.out.text.push_str(marker.text);
+                }
+            }
+            Role::Heading(_) => {
+                self.contexts.pop();
+                self.close_block();
+            }
+            Role::List { .. } => {
+                self.close_block();
+                self.contexts.pop();
+            }
+            Role::Item => {
+                self.close_block();
+                self.pop_prefix();
+                self.contexts.pop();
+            }
+            Role::Quote => {
+                self.close_block();
+                self.pop_prefix();
+                self.contexts.pop();
+                if !self.in_context(|c| matches!(c, Context::Quote))
+                    && let Some((before, start)) = self.quote.take()
+                {
+                    let end = self.out.text.len();
+                    if self.out.text[start..end]
+                        .trim_start_matches(['>', ' ', '\n'])
+                        .is_empty()
+                    {
+                        self.out.text.truncate(before);
+                    } else {
+                        self.out
+                            .blocks
+                            .push(Block::new(BlockType::Quote, Span::new(start, end)));
+                        self.last_closed = Some(BlockType::Quote);
+                    }
+                }
+            }
+            Role::Pre => {
+                self.contexts.pop();
+                let line_end = format!("\n{}", self.prefix);
+                if self.out.text.ends_with(&line_end) {
+                    // The line break before `</pre>` ends the last line; the fence follows it.
+                    let cut = self.out.text.len() - line_end.len();
+                    self.out.text.truncate(cut);
+                    self.trim_mapped(cut);
+                }
+                let fence = self.open.as_ref().map_or(String::new(), |open| {
+                    self.out.text[open.start..].chars().take_while(|&c| c == '`').collect()
+                });
+                self.out.text.push('\n');
+                self.out.text.push_str(&self.prefix);
+                self.out.text.push_str(&fence);
+                self.close_block();
+            }
+            Role::Table => {
+                self.close_block();
+                self.contexts.pop();
+            }
+            Role::Row => {
+                let (cells, header) = match self.contexts.pop() {
+                    Some(Context::Row { cells, header }) => (cells, header),
+                    _ => (0, false),
+                };
+                if cells == 0 {
+                    self.out.text.push_str(" |");
+                }
+                if header {
+                    self.out.text.push('\n');
+                    self.out.text.push_str(&self.prefix);
+                    self.out.text.push('|');
+                    for _ in 0..cells.max(1) {
+                        self.out.text.push_str(" --- |");
+                    }
+                }
+                self.close_block();
+                if let Some(Context::Table { rows }) = self.contexts.last_mut() {
+                    *rows += 1;
+                }
+            }
+            Role::Cell => {
+                self.contexts.pop();
+                self.out.text.push_str(" |");
+                self.pending_space = false;
+            }
+            Role::Typed(_) => {
+                self.contexts.pop();
+                self.contexts.pop();
+                self.close_block();
+            }
+            Role::Skip(_) | Role::Inline | Role::LineBreak | Role::Flow => {}
+        }
+    }
+
+    /// The language a `pre` names for its code: a `data-lang` attribute, or a class of the `pre`,
+    /// its `code` child or the two elements around it, as generators write them: `language-X`
+    /// and `lang-X` (CommonMark, highlight.js, Prism), `highlight-X` and `highlight-source-X`
+    /// (Sphinx, GitHub), `sourceCode X` (pandoc), `code X` (docutils).
+    fn language(&self, id: NodeId) -> String {
+        let nodes = &self.tree.nodes;
+        let mut candidates = vec![id];
+        candidates.extend(
+            nodes[id]
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| nodes[c].html_name() == "code"),
+        );
+        let parent = nodes[id].parent;
+        candidates.extend(parent);
+        candidates.extend(parent.and_then(|p| nodes[p].parent));
+        for node in candidates {
+            let node = &nodes[node];
+            if let Some(lang) = node.attr("data-lang") {
+                return clean_language(lang);
+            }
+            let Some(class) = node.attr("class") else {
+                continue;
+            };
+            for word in class.split_whitespace() {
+                let named = word
+                    .strip_prefix("language-")
+                    .or_else(|| word.strip_prefix("lang-"))
+                    .or_else(|| word.strip_prefix("highlight-source-"))
+                    .or_else(|| word.strip_prefix("highlight-"));
+                if let Some(lang) = named {
+                    return clean_language(lang);
+                }
+            }
+            let words: Vec<&str> = class.split_whitespace().collect();
+            if words.iter().any(|w| matches!(*w, "sourceCode" | "code")) {
+                let not_language = [
+                    "sourceCode",
+                    "code",
+                    "literal-block",
+                    "highlight",
+                    "notranslate",
+                    "numberLines",
+                ];
+                if let Some(lang) = words.iter().find(|w| !not_language.contains(w)) {
+                    return clean_language(lang);
+                }
+            }
+        }
+        String::new()
+    }
+
+    /// Counts the subtree of `id` as left out under `kind`: its text, and its comments (scripts and
+    /// styles inside it count as what they are).
+    fn leave_out(&mut self, id: NodeId, kind: &'static str) {
+        let mut stack = vec![(id, kind)];
+        while let Some((node, kind)) = stack.pop() {
+            let node = &self.tree.nodes[node];
+            let kind = match node.html_name() {
+                "script" | "noscript" => "script",
+                "style" => "style",
+                _ => kind,
+            };
+            match &node.data {
+                NodeData::Text { pieces, .. } => {
+                    if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
+                        self.out.left_out.push((kind, (first.source.0, last.source.1)));
+                    }
+                }
+                NodeData::Comment { source } => self.out.left_out.push(("comment", *source)),
+                _ => {}
+            }
+            stack.extend(node.children.iter().map(|&c| (c, kind)));
+        }
+    }
+
+    fn push_prefix(&mut self, add: &str) {
+        self.prefixes.push(self.prefix.len());
+        if self.prefix.len() + add.len() <= MAX_PREFIX {
+            self.prefix.push_str(add);
+        }
+    }
+
+    fn pop_prefix(&mut self) {
+        if let Some(len) = self.prefixes.pop() {
+            self.prefix.truncate(len);
+        }
+    }
+
+    /// A space is due before the next character: not at a block's start, nor after the space
+    /// that opens a table cell.
+    fn want_space(&mut self) {
+        self.pending_space |= self.has_content() && !self.out.text.ends_with(' ');
+    }
+
+    fn has_content(&self) -> bool {
+        self.open.as_ref().is_some_and(|o| o.has_content)
+    }
+
+    fn mark_content(&mut self) {
+        if let Some(open) = &mut self.open {
+            open.has_content = true;
+        }
+    }
+
+    /// A flow element starts or ends: the open block ends, except inside a list item, where the
+    /// item's next paragraph starts on a new line of the same block.
+    fn flow_break(&mut self) {
+        if self.flat() {
+            self.want_space();
+            return;
+        }
+        let in_item = matches!(self.contexts.last(), Some(Context::Item));
+        if in_item && self.open.as_ref().is_some_and(|o| o.block_type == BlockType::ListItem) {
+            if self.has_content() {
+                self.pending_break = true;
+            }
+        } else {
+            self.close_block();
+        }
+    }
+
+    /// Writes the separator before a block of `block_type` and the line prefix.
+    fn separate(&mut self, block_type: BlockType) {
+        let text = &mut self.out.text;
+        if let Some((_, start)) = self.quote
+            && text.len() == start
+        {
+            // The quote's first line: its marker only.
+            text.push_str(&self.prefix);
+            return;
+        }
+        if !text.is_empty() {
+            let tight = matches!(
+                (self.last_closed, block_type),
+                (Some(BlockType::ListItem), BlockType::ListItem) | (Some(BlockType::TableRow), BlockType::TableRow)
+            ) && !text.ends_with("\n\n");
+            text.push('\n');
+            if !tight {
+                if self.quote.is_some() {
+                    text.push_str(self.prefix.trim_end());
+                }
+                text.push('\n');
+            }
+        }
+        text.push_str(&self.prefix);
+    }
+
+    fn start_block(&mut self, block_type: BlockType, level: Option<HeadingLevel>, marker: &str) {
+        self.close_block();
+        let before = self.out.text.len();
+        self.separate(block_type);
+        let start = self.out.text.len();
+        self.out.text.push_str(marker);
+        self.serial += 1;
+        self.open = Some(Open {
+            block_type,
+            level,
+            before,
+            start,
+            has_content: false,
+            title: String::new(),
+            serial: self.serial,
+        });
+        self.pending_space = false;
+        self.pending_break = false;
+    }
+
+    /// Opens a block for inline content if none is open: a paragraph, or the type the context
+    /// gives (a list item's continuation, a caption).
+    fn ensure_open(&mut self) {
+        if self.open.is_some() {
+            return;
+        }
+        let block_type = self
+            .contexts
+            .iter()
+            .rev()
+            .find_map(|c| match c {
+                Context::Item => Some(BlockType::ListItem),
+                Context::Typed(t) => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(BlockType::Paragraph);
+        self.start_block(block_type, None, "");
+    }
+
+    fn close_block(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        self.pending_space = false;
+        self.pending_break = false;
+        for marker in self.markers.iter_mut().rev() {
+            if marker.written_in == Some(open.serial) {
+                self.out.text.push_str(marker.text);
+                marker.written_in = Some(usize::MAX);
+            }
+        }
+        if !open.has_content {
+            self.out.text.truncate(open.before);
+            self.trim_mapped(open.before);
+            return;
+        }
+        let end = self.out.text.len();
+        self.last_closed = Some(open.block_type);
+        if self.quote.is_some() {
+            return;
+        }
+        let span = Span::new(open.start, end);
+        let block = match (open.block_type, open.level) {
+            (BlockType::Heading, Some(level)) => Block::heading(level, open.title.trim(), span),
+            (block_type, _) => Block::new(block_type, span),
+        };
+        self.out.blocks.push(block);
+    }
+
+    /// Drops source-map entries at or past `len` of the text (it was cut back).
+    fn trim_mapped(&mut self, len: usize) {
+        while self.out.mapped.last().is_some_and(|(span, _)| span.end > len) {
+            if let Some((span, source)) = self.out.mapped.pop()
+                && span.start < len
+            {
+                self.out.mapped.push((Span::new(span.start, len), source));
+                break;
+            }
+        }
+    }
+
+    /// Writes what waits before a character: the block, a line break or a space, the markers.
+    fn before_char(&mut self) -> bool {
+        self.ensure_open();
+        let separated = self.pending_break || self.pending_space;
+        if self.pending_break {
+            self.out.text.push('\n');
+            self.out.text.push_str(&self.prefix);
+        } else if self.pending_space {
+            self.out.text.push(' ');
+        }
+        self.pending_break = false;
+        self.pending_space = false;
+        let serial = self.open.as_ref().map_or(0, |o| o.serial);
+        for marker in &mut self.markers {
+            if marker.written_in.is_none() {
+                self.out.text.push_str(marker.text);
+                marker.written_in = Some(serial);
+            }
+        }
+        separated
+    }
+
+    /// Inline text: runs of white space become one space, none at a block's edges.
+    fn write_inline(&mut self, text: &str, source: (usize, usize)) {
+        let in_cell = self.in_context(|c| matches!(c, Context::Row { .. }));
+        let mut first: Option<usize> = None;
+        for c in text.chars() {
+            if c.is_ascii_whitespace() {
+                self.want_space();
+                continue;
+            }
+            let separated = self.before_char();
+            first.get_or_insert(self.out.text.len());
+            if in_cell && c == '|' {
+                self.out.text.push('\\');
+            }
+            self.out.text.push(c);
+            if let Some(open) = &mut self.open {
+                open.has_content = true;
+                if open.block_type == BlockType::Heading {
+                    if separated && !open.title.is_empty() {
+                        open.title.push(' ');
+                    }
+                    open.title.push(c);
+                }
+            }
+        }
+        if let Some(start) = first {
+            self.map(Span::new(start, self.out.text.len()), source);
+        }
+    }
+
+    /// Preformatted text, as it is; each line after the first gets the line prefix.
+    fn write_raw(&mut self, text: &str, source: (usize, usize)) {
+        if self.open.is_none() {
+            self.ensure_open();
+        }
+        let start = self.out.text.len();
+        for c in text.chars() {
+            self.out.text.push(c);
+            if c == '\n' && !self.prefix.is_empty() {
+                self.out.text.push_str(&self.prefix);
+            }
+        }
+        self.mark_content();
+        if source.1 > source.0 && self.out.text.len() > start {
+            self.map(Span::new(start, self.out.text.len()), source);
+        }
+    }
+
+    fn map(&mut self, span: Span, source: (usize, usize)) {
+        if let Some((last, last_source)) = self.out.mapped.last_mut()
+            && last.end == span.start
+            && last_source.1 == source.0
+        {
+            last.end = span.end;
+            last_source.1 = source.1;
+            return;
+        }
+        self.out.mapped.push((span, source));
+    }
+}
+
+/// A language name as a fence's info string can carry it: up to the first character that is
+/// not a letter, digit or one of `+-#._`.
+fn clean_language(lang: &str) -> String {
+    lang.trim()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '+' | '-' | '#' | '.' | '_'))
+        .collect()
+}

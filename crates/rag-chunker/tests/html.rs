@@ -1,0 +1,449 @@
+//! The HTML parser on real pages (fixtures/html/README.md says where each comes from) and on
+//! hostile ones: the rendition's structure, the parser and chunk invariants, and provenance that
+//! points at the bytes of the file holding each chunk's words.
+
+#![allow(clippy::unwrap_used)]
+
+mod invariants;
+
+use invariants::{chunk_and_check, cl100k, ctx};
+use proptest::prelude::*;
+use rag_chunker::{DocumentType, HtmlParser, parse_document};
+use rag_core::{BlockType, Chunk, CorpusId, DocumentId, Origin, ParseError, ParsedDocument, Parser, SourceBytes};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/html");
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{FIXTURES}/{name}")).unwrap()
+}
+
+fn parse_with(parser: &dyn Parser, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+    let (id, corpus) = (DocumentId::from("page"), CorpusId::from("corpus"));
+    parser.parse(
+        &ctx(),
+        SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "page.html",
+            bytes,
+        },
+    )
+}
+
+fn parse(bytes: &[u8]) -> ParsedDocument {
+    parse_with(DocumentType::Html.parser(), bytes).unwrap()
+}
+
+/// The text of `bytes` of the page, decoded as `encoding`, with the character references a page
+/// writes decoded, so its words compare with the rendition's.
+fn source_text(bytes: &[u8], encoding: &'static encoding_rs::Encoding) -> String {
+    let (text, _) = encoding.decode_without_bom_handling(bytes);
+    let mut out = String::with_capacity(text.len());
+    let mut rest: &str = &text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let end = tail.find(';').filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| {
+            let name = &tail[1..e];
+            let code = if let Some(hex) = name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
+                u32::from_str_radix(hex, 16).ok()
+            } else if let Some(dec) = name.strip_prefix('#') {
+                dec.parse().ok()
+            } else {
+                match name {
+                    "amp" => Some(38),
+                    "lt" => Some(60),
+                    "gt" => Some(62),
+                    "quot" => Some(34),
+                    "apos" => Some(39),
+                    "nbsp" => Some(160),
+                    _ => None,
+                }
+            };
+            code.and_then(char::from_u32).map(|c| (c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+}
+
+/// Every chunk names byte ranges of the file, and those bytes hold every word of the chunk that
+/// comes from the page (the rendition's own words, list numbers and fence languages, come from no
+/// place).
+fn provenance_holds_the_words(
+    bytes: &[u8],
+    parsed: &ParsedDocument,
+    chunks: &[Chunk],
+    encoding: &'static encoding_rs::Encoding,
+) {
+    let text = &parsed.document.text;
+    let rendition = parsed.rendition.as_ref().unwrap();
+    for chunk in chunks {
+        let span = chunk.span.unwrap();
+        let content = chunk.content().unwrap();
+        assert!(
+            !chunk.provenance.is_empty(),
+            "chunk {} has no provenance: {content:?}",
+            chunk.id
+        );
+        let mut original = String::new();
+        for origin in &chunk.provenance {
+            let Origin::Bytes { start, end } = *origin else {
+                panic!("chunk {}: {origin:?} is not a byte range", chunk.id)
+            };
+            assert!(start < end && end <= bytes.len(), "chunk {}: {start}..{end}", chunk.id);
+            original.push_str(&source_text(&bytes[start..end], encoding));
+            original.push(' ');
+        }
+        let mut checked = 0;
+        for mapped in rendition
+            .source_map
+            .iter()
+            .filter(|m| m.span.start < span.end && span.start < m.span.end)
+        {
+            let stretch = &text[mapped.span.start.max(span.start)..mapped.span.end.min(span.end)];
+            for word in words(stretch) {
+                assert!(
+                    original.contains(word),
+                    "chunk {}: {word:?} is not in its bytes {original:?}",
+                    chunk.id
+                );
+                checked += 1;
+            }
+        }
+        // Nearly all of a chunk's words come from the page.
+        assert!(
+            checked * 10 >= words(content).count() * 8,
+            "chunk {}: {checked} words of {content:?} mapped",
+            chunk.id
+        );
+    }
+    // The source map is in text order, inside the text, and never names bytes past the file.
+    assert_eq!(rendition.format, "html");
+    assert_eq!(rendition.original_bytes, Some(bytes.len()));
+    let mut previous_end = 0;
+    for mapped in &rendition.source_map {
+        assert!(mapped.span.start >= previous_end && mapped.span.end <= text.len());
+        previous_end = mapped.span.end;
+    }
+}
+
+/// Every non-whitespace character of the rendition is in some chunk.
+fn nothing_lost(parsed: &ParsedDocument, chunks: &[Chunk]) {
+    let text = &parsed.document.text;
+    let mut covered = vec![false; text.len()];
+    for chunk in chunks {
+        covered[chunk.span.unwrap().range()].fill(true);
+    }
+    for (at, c) in text.char_indices() {
+        assert!(c.is_whitespace() || covered[at], "{c:?} at {at} is in no chunk");
+    }
+}
+
+/// Parses a fixture and checks every promise at two chunk sizes.
+fn check_fixture(name: &str, encoding: &'static encoding_rs::Encoding) -> ParsedDocument {
+    let bytes = fixture(name);
+    let parsed = parse(&bytes);
+    for max in [48, 512] {
+        let chunks = chunk_and_check(&parsed, max, max / 8, cl100k());
+        nothing_lost(&parsed, &chunks);
+        provenance_holds_the_words(&bytes, &parsed, &chunks, encoding);
+    }
+    let rendition = parsed.rendition.as_ref().unwrap();
+    // The bytes the source map names, each once (neighbouring text nodes may share a byte).
+    let mut ranges: Vec<(usize, usize)> = rendition
+        .source_map
+        .iter()
+        .filter_map(|m| match m.origin {
+            Origin::Bytes { start, end } => Some((start, end)),
+            _ => None,
+        })
+        .collect();
+    ranges.sort();
+    let (mut mapped, mut covered) = (0, 0);
+    for (start, end) in ranges {
+        mapped += end.saturating_sub(start.max(covered));
+        covered = covered.max(end);
+    }
+    // Every byte of the file is text the rendition holds or counted as left out (invalid bytes
+    // are counted apart: they sit inside text).
+    let invalid = rendition.left_out.get("invalid").copied().unwrap_or(0);
+    assert!(mapped <= bytes.len());
+    assert_eq!(mapped + rendition.left_out_bytes() - invalid, bytes.len(), "{name}");
+    parsed
+}
+
+fn texts_of(parsed: &ParsedDocument, block_type: BlockType) -> Vec<&str> {
+    parsed
+        .blocks
+        .iter()
+        .filter(|b| b.block_type == block_type)
+        .map(|b| &parsed.document.text[b.span.range()])
+        .collect()
+}
+
+#[test]
+fn a_docutils_page_keeps_its_structure_and_leaves_the_chrome_out() {
+    let parsed = check_fixture("docutils-guide.html", encoding_rs::UTF_8);
+    let text = &parsed.document.text;
+    assert_eq!(
+        texts_of(&parsed, BlockType::Heading),
+        ["# Widget Service Guide", "## Installing", "## Configuring"]
+    );
+    assert!(
+        text.contains("Prices are in € and \"quotes\" & <brackets> survive."),
+        "{text}"
+    );
+    assert!(text.contains("1. Download the package.\n2. Run the installer:\n  - on Linux, as root;"));
+    assert_eq!(
+        texts_of(&parsed, BlockType::TableRow),
+        [
+            "| Option | Default | Meaning |\n| --- | --- | --- |",
+            "| port | 8080 | TCP port to listen |",
+            "| limit | 100 | requests per second |"
+        ]
+    );
+    let code = texts_of(&parsed, BlockType::Code);
+    assert_eq!(code.len(), 1);
+    assert!(code[0].starts_with("```python\nimport widgets\n") && code[0].ends_with("# a < b && c > d\n```"));
+    assert_eq!(
+        texts_of(&parsed, BlockType::Quote),
+        ["> A quoted paragraph about widgets that were made by hand."]
+    );
+    assert_eq!(
+        texts_of(&parsed, BlockType::Caption),
+        ["The request flow through the widget service."]
+    );
+    // The table of contents is a `nav` inside `main`: chrome. The stylesheet is a style.
+    assert!(!text.contains("On this page"));
+    let left_out = &parsed.rendition.as_ref().unwrap().left_out;
+    assert!(left_out["style"] > 10_000, "{left_out:?}");
+    assert!(
+        left_out["chrome"] >= "On this pageInstallingConfiguring".len(),
+        "{left_out:?}"
+    );
+}
+
+#[test]
+fn a_node_api_page_loses_its_sidebar_and_tables_of_contents() {
+    let parsed = check_fixture("node-string_decoder.html", encoding_rs::UTF_8);
+    let text = &parsed.document.text;
+    assert!(
+        text.starts_with("__JS_FLAVORED_DYNAMIC_CSS__\n\n## String decoder"),
+        "{}",
+        &text[..200]
+    );
+    for chrome in [
+        "About this documentation",
+        "Table of contents",
+        "Node.js v18.20.4 documentation",
+        "Index",
+    ] {
+        assert!(!text.contains(chrome), "{chrome:?} is chrome");
+    }
+    // The permalink `#` of each heading is chrome too: titles are the heading's words.
+    let titles: Vec<&str> = parsed
+        .blocks
+        .iter()
+        .filter_map(|b| b.text.as_deref().filter(|_| b.block_type == BlockType::Heading))
+        .collect();
+    assert!(titles.contains(&"Class: StringDecoder"), "{titles:?}");
+    assert!(titles.iter().all(|t| !t.ends_with('#')), "{titles:?}");
+    assert!(
+        text.contains("```js\nconst { StringDecoder } = require('node:string_decoder');\n```"),
+        "{text}"
+    );
+    assert!(text.contains("> Stability: 2 - Stable"));
+    assert!(parsed.rendition.as_ref().unwrap().left_out["chrome"] > 2_000);
+}
+
+#[test]
+fn an_asciidoc_page_keeps_its_title_and_drops_its_footer() {
+    let parsed = check_fixture("git-mv.html", encoding_rs::UTF_8);
+    let headings = texts_of(&parsed, BlockType::Heading);
+    assert_eq!(&headings[..3], ["# git-mv(1) Manual Page", "## NAME", "## SYNOPSIS"]);
+    assert!(!parsed.document.text.contains("Last updated"));
+    assert!(texts_of(&parsed, BlockType::Code)[0].starts_with("```\ngit mv "));
+}
+
+#[test]
+fn a_windows_1252_page_renders_as_its_utf8_original_with_offsets_into_its_own_bytes() {
+    let utf8 = parse(&fixture("node-string_decoder.html"));
+    let bytes = fixture("node-string_decoder-windows-1252.html");
+    let legacy = check_fixture("node-string_decoder-windows-1252.html", encoding_rs::WINDOWS_1252);
+    assert_eq!(legacy.document.text, utf8.document.text);
+    assert_eq!(legacy.blocks, utf8.blocks);
+    // "€" is three bytes in UTF-8 and one (0x80) in windows-1252: the origins differ by the
+    // characters before them, and each names the bytes of its own file.
+    let at = legacy.document.text.find('€').unwrap();
+    let block = legacy.blocks.iter().find(|b| b.span.range().contains(&at)).unwrap();
+    let [Origin::Bytes { start, end }] = legacy.provenance(block.span)[..] else {
+        panic!()
+    };
+    assert!(bytes[start..end].contains(&0x80));
+    assert!(!legacy.rendition.as_ref().unwrap().left_out.contains_key("invalid"));
+}
+
+#[test]
+fn a_shift_jis_page_is_decoded() {
+    let parsed = check_fixture("node-querystring-shift_jis.html", encoding_rs::SHIFT_JIS);
+    assert!(parsed.document.text.contains("中文"));
+}
+
+#[test]
+fn keeping_chrome_keeps_the_sidebar() {
+    let bytes = fixture("node-string_decoder.html");
+    let kept = parse_with(&HtmlParser::new().keep_chrome(true), &bytes).unwrap();
+    assert!(kept.document.text.contains("About this documentation"));
+    assert!(!kept.rendition.as_ref().unwrap().left_out.contains_key("chrome"));
+    // Scripts, styles and comments stay out either way.
+    assert!(!kept.document.text.contains("introduced_in"));
+}
+
+#[test]
+fn hostile_pages_are_a_clear_error_or_a_correct_result() {
+    // Nesting past the limit is an error naming it, at once, whatever the tags.
+    for tag in ["div", "b", "span", "ul", "blockquote", "section"] {
+        let deep = format!("<{tag}>").repeat(rag_chunker::MAX_HTML_DEPTH * 2);
+        let err = parse_with(DocumentType::Html.parser(), deep.as_bytes()).unwrap_err();
+        assert!(matches!(err, ParseError::LimitExceeded { .. }), "{tag}: {err}");
+    }
+    // Nesting below it, and deep lists and quotes, render with bounded line prefixes.
+    let lists = "<ul><li>x".repeat(200);
+    let parsed = parse(lists.as_bytes());
+    assert!(
+        parsed.document.text.lines().all(|line| line.len() < 64),
+        "prefixes grow without bound"
+    );
+    chunk_and_check(&parsed, 64, 8, cl100k());
+    // A page over the size limit is refused before any work.
+    let big = vec![b' '; rag_chunker::MAX_HTML_BYTES + 1];
+    let err = parse_with(DocumentType::Html.parser(), &big).unwrap_err();
+    assert!(err.to_string().contains("64 MiB"), "{err}");
+    // Malformed markup, entities defined in a doctype (never expanded), CDATA outside foreign
+    // content, NUL bytes, unterminated comments and scripts, invalid UTF-8: a result, no panic.
+    for page in [
+        &b"<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]><p>&a;&a;&a;</p>"[..],
+        b"<p>one<p>two</b></i></p></p><table>lost<tr><td>cell</table>after",
+        b"<![CDATA[ data ]]><p>x\0y</p><!-- never closed",
+        b"<p>text</p><script>while (1) { }",
+        b"<p>bad \xff\xfe\xfd bytes &notanentity; &#xFFFFFF; &#0;</p>",
+        b"\xfe\xff\x00<\x00p\x00>\x00h\x00i",
+        b"",
+        b"   \n\t ",
+    ] {
+        let parsed = parse(page);
+        chunk_and_check(&parsed, 16, 2, cl100k());
+    }
+    let parsed = parse(b"<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]><p>&a;&a;&a;</p>");
+    assert!(parsed.document.text.contains("&a;&a;&a;"), "{}", parsed.document.text);
+}
+
+#[test]
+fn the_html_type_reads_html_files_and_stdin_names() {
+    assert_eq!(DocumentType::from_path("site/Index.HTM"), Some(DocumentType::Html));
+    assert_eq!("html".parse::<DocumentType>(), Ok(DocumentType::Html));
+    let (id, corpus) = (DocumentId::from("d"), CorpusId::from("c"));
+    let parsed = parse_document(
+        &ctx(),
+        DocumentType::Html,
+        SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: "-",
+            bytes: b"<h1>T</h1>",
+        },
+    )
+    .unwrap();
+    assert_eq!(parsed.document.text, "# T");
+}
+
+/// Random pages made of tags, text and references: parsing never fails or panics, and the
+/// parser and chunk promises hold.
+fn html_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "<p>",
+            "</p>",
+            "<div>",
+            "</div>",
+            "<h2>",
+            "</h2>",
+            "<ul>",
+            "<li>",
+            "</ul>",
+            "<ol>",
+            "<table>",
+            "<tr>",
+            "<td>",
+            "<th>",
+            "</table>",
+            "<pre>",
+            "</pre>",
+            "<code>",
+            "</code>",
+            "<b>",
+            "</b>",
+            "<blockquote>",
+            "</blockquote>",
+            "<br>",
+            "<nav>",
+            "</nav>",
+            "<main>",
+            "<script>",
+            "</script>",
+            "<!--",
+            "-->",
+            "&amp;",
+            "&lt;",
+            "&#x41;",
+            "&",
+            ";",
+            "<",
+            ">",
+            "\n",
+            "  ",
+            "|",
+            "`",
+            "#",
+            "> ",
+            "- ",
+        ])
+        .prop_map(str::to_owned),
+        "[a-zé中 ]{1,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_page_keeps_the_promises(pieces in prop::collection::vec(html_piece(), 0..60)) {
+        let page = pieces.concat();
+        let parsed = parse(page.as_bytes());
+        let chunks = chunk_and_check(&parsed, 24, 4, cl100k());
+        nothing_lost(&parsed, &chunks);
+        for chunk in &chunks {
+            // Every chunk with a word names a place of the page; every place is inside it.
+            for origin in &chunk.provenance {
+                let Origin::Bytes { start, end } = *origin else { panic!() };
+                prop_assert!(start <= end && end <= page.len());
+            }
+        }
+    }
+}
