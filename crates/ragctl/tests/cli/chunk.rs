@@ -525,7 +525,12 @@ fn a_pdf_reports_the_furniture_it_left_out_and_reads_from_stdin() {
     std::fs::write(dir.join("guide.pdf"), pdf_fixture("guide.pdf")).unwrap();
     stdout_has(
         ragctl_in(&dir).args(["chunk", "guide.pdf"]).assert().success(),
-        &["guide.pdf", "parser:     pdf", "page_furniture"],
+        &[
+            "guide.pdf",
+            "parser:     pdf",
+            "rendition:  pdf of 66,719 B",
+            " B page_furniture",
+        ],
     );
     // Binary stdin is not decoded as UTF-8.
     let from_file = stdout_of(ragctl_in(&dir).args(["chunk", "guide.pdf", "--format", "jsonl"]));
