@@ -1,7 +1,7 @@
 //! `pdf-fidelity`: how much of a reference extractor's text the PDF parser recovers, in order.
 //!
 //! ```text
-//! pdf-fidelity --reference DIR [--ignore-lines REGEX] [--json FILE] [--renditions DIR] FILE.pdf...
+//! pdf-fidelity --reference DIR [--ignore-lines REGEX] [--questions FILE] [--json FILE] [--renditions DIR] FILE.pdf...
 //! ```
 //!
 //! For each PDF, the reference is `DIR/<name>.txt` (poppler's `pdftotext FILE.pdf DIR/FILE.pdf.txt`,
@@ -15,6 +15,9 @@
 //! `--ignore-lines REGEX` drops the reference's lines that match (the whole line, trimmed), to
 //! score against the body text alone when the furniture is known (a browser's print header and
 //! footer, say).
+//! `--questions FILE` (an eval's `questions.jsonl`) also checks, for each question about one of the
+//! PDFs (`fs.md` for `fs.pdf`), that its gold answer's words are in the rendition, in order and
+//! adjacent (`contains_answer_words`, as the eval scores a format variant), and names the misses.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 
 use std::path::{Path, PathBuf};
@@ -40,6 +43,7 @@ fn run() -> Result<ExitCode, String> {
     let mut json_out: Option<PathBuf> = None;
     let mut renditions: Option<PathBuf> = None;
     let mut ignore: Option<regex::Regex> = None;
+    let mut questions: Option<PathBuf> = None;
     let mut files = Vec::new();
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
@@ -47,6 +51,7 @@ fn run() -> Result<ExitCode, String> {
             Some("--reference") => reference = args.next().map(PathBuf::from),
             Some("--json") => json_out = args.next().map(PathBuf::from),
             Some("--renditions") => renditions = args.next().map(PathBuf::from),
+            Some("--questions") => questions = args.next().map(PathBuf::from),
             Some("--ignore-lines") => {
                 let pattern = args
                     .next()
@@ -57,7 +62,7 @@ fn run() -> Result<ExitCode, String> {
             }
             Some("-h" | "--help") => {
                 println!(
-                    "usage: pdf-fidelity --reference DIR [--ignore-lines REGEX] [--json FILE] [--renditions DIR] FILE.pdf..."
+                    "usage: pdf-fidelity --reference DIR [--ignore-lines REGEX] [--questions FILE] [--json FILE] [--renditions DIR] FILE.pdf..."
                 );
                 return Ok(ExitCode::SUCCESS);
             }
@@ -72,6 +77,8 @@ fn run() -> Result<ExitCode, String> {
     let corpus = CorpusId::from("fidelity");
     let (mut total_ref, mut total_common, mut failures) = (0usize, 0usize, 0usize);
     let mut rows = Vec::new();
+    // Each rendition by the PDF's file stem, kept when questions are to be checked against it.
+    let mut texts: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     println!(
         "{:<40} {:>8} {:>8} {:>8} {:>8}",
         "file", "ref", "ours", "common", "recall"
@@ -91,7 +98,12 @@ fn run() -> Result<ExitCode, String> {
             ignore.as_ref(),
         );
         match result {
-            Ok(score) => {
+            Ok((score, text)) => {
+                if questions.is_some()
+                    && let Some(stem) = file.file_stem()
+                {
+                    texts.insert(stem.to_string_lossy().into_owned(), text);
+                }
                 total_ref += score.reference;
                 total_common += score.common;
                 println!(
@@ -124,9 +136,14 @@ fn run() -> Result<ExitCode, String> {
         "",
         100.0 * overall
     );
+    let answers = match &questions {
+        Some(path) => Some(check_answers(path, &texts)?),
+        None => None,
+    };
     if let Some(path) = json_out {
         let report = json!({"files": rows, "reference_words": total_ref, "common_in_order": total_common,
-            "recall": overall, "failures": failures});
+            "recall": overall, "failures": failures,
+            "answers": answers.map(|(found, asked, missed)| json!({"found": found, "asked": asked, "missed": missed}))});
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
@@ -161,7 +178,7 @@ fn score(
     reference: &Path,
     dump: Option<&Path>,
     ignore: Option<&regex::Regex>,
-) -> Result<Score, String> {
+) -> Result<(Score, String), String> {
     let bytes = std::fs::read(pdf).map_err(|e| format!("{}: {e}", pdf.display()))?;
     let reference_text = std::fs::read(reference).map_err(|e| format!("{}: {e}", reference.display()))?;
     let uri = pdf.display().to_string();
@@ -186,12 +203,43 @@ fn score(
         .collect::<Vec<_>>()
         .join("\n");
     let theirs = words(&kept);
-    Ok(Score {
+    let score = Score {
         reference: theirs.len(),
         ours: ours.len(),
         common: common_in_order(&theirs, &ours),
         parse_ms,
-    })
+    };
+    Ok((score, parsed.document.text))
+}
+
+/// Checks the gold answers of the questions in `path` about the parsed PDFs against their
+/// renditions; prints the tally and the misses, and returns (found, asked, the ids missed).
+fn check_answers(
+    path: &Path,
+    texts: &std::collections::BTreeMap<String, String>,
+) -> Result<(usize, usize, Vec<String>), String> {
+    let lines = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (mut found, mut asked, mut missed) = (0, 0, Vec::new());
+    for (number, line) in lines.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let question: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{}:{}: {e}", path.display(), number + 1))?;
+        let field = |name: &str| question.get(name).and_then(|v| v.as_str()).unwrap_or_default();
+        let stem = field("file").strip_suffix(".md").unwrap_or(field("file"));
+        let Some(text) = texts.get(stem) else {
+            continue;
+        };
+        asked += 1;
+        if rag_bench::eval::answer::contains_answer_words(text, field("answer")) {
+            found += 1;
+        } else {
+            missed.push(field("id").to_owned());
+        }
+    }
+    println!("answers' words in the rendition: {found}/{asked}");
+    if !missed.is_empty() {
+        println!("missed: {}", missed.join(", "));
+    }
+    Ok((found, asked, missed))
 }
 
 /// Runs of letters and digits, lower-cased.
@@ -260,6 +308,27 @@ mod tests {
             }
         }
         row[b.len()]
+    }
+
+    #[test]
+    fn answers_are_looked_up_in_the_rendition_of_their_pdf_only() {
+        let path = std::env::temp_dir().join(format!("pdf-fidelity-questions-{}.jsonl", std::process::id()));
+        let questions = concat!(
+            r#"{"id": "a", "file": "fs.md", "answer": "Opens the `file` for [reading][]."}"#,
+            "\n",
+            r#"{"id": "b", "file": "fs.md", "answer": "Closes it."}"#,
+            "\n\n",
+            r#"{"id": "c", "file": "net.md", "answer": "No PDF of net was parsed."}"#,
+            "\n",
+        );
+        std::fs::write(&path, questions).unwrap();
+        let texts = std::collections::BTreeMap::from([(
+            "fs".to_owned(),
+            "## fs\n\nOpens the file for reading. It never closes.".to_owned(),
+        )]);
+        let result = check_answers(&path, &texts);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(result, Ok((1, 2, vec!["b".to_owned()])));
     }
 
     #[test]
