@@ -58,7 +58,7 @@ pub fn parse_chunk_check(doc_type: DocumentType, data: &[u8]) {
     chunk_check(config, &parsed);
 }
 
-/// Like [`parse_chunk_check`], for a binary format (DOCX) whose parser may refuse its input:
+/// Like [`parse_chunk_check`], for a binary format (DOCX, PDF) whose parser may refuse its input:
 /// broken or hostile input must be a malformed-input or limit error (never a panic, never another
 /// error), and a document it accepts must keep every promise, its rendition's too (source map in
 /// text order, not overlapping, on character boundaries).

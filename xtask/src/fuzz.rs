@@ -12,13 +12,14 @@ use std::process::Command;
 use crate::run::{run, workspace_root};
 
 /// The targets in `fuzz/fuzz_targets/`.
-const TARGETS: [&str; 6] = [
+const TARGETS: [&str; 7] = [
     "markdown_chunk",
     "text_chunk",
     "html_chunk",
     "jsonl_pack",
     "docx_chunk",
     "docx_xml_chunk",
+    "pdf_chunk",
 ];
 
 pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
@@ -77,8 +78,9 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Gives an empty corpus a start: the docs (behind a configuration byte) for the chunk targets, a
-/// few JSONL inputs (behind two configuration bytes) for the pack target.
+/// Gives an empty corpus a start: the docs (behind a configuration byte) for the chunk targets, the
+/// PDF fixtures for the PDF target, a few JSONL inputs (behind two configuration bytes) for the
+/// pack target.
 fn seed_corpus(root: &Path, target: &str) -> Result<(), String> {
     let dir = root.join("fuzz/corpus").join(target);
     let has_seeds = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some());
@@ -103,6 +105,25 @@ fn seed_corpus(root: &Path, target: &str) -> Result<(), String> {
             let mut seed = vec![config, config.wrapping_mul(37)];
             seed.extend_from_slice(jsonl.as_bytes());
             write(&format!("seed{config}"), &seed)?;
+        }
+        return Ok(());
+    }
+    if target == "pdf_chunk" {
+        // The PDF fixtures (Chromium, pdfTeX, qpdf), cut to the fuzzer's input length: a cut PDF
+        // is still a start (lopdf rebuilds the cross-reference table of what it finds).
+        let fixtures = root.join("crates/rag-chunker/tests/fixtures/pdf");
+        let mut pdfs: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+            .map_err(|e| format!("cannot read {}: {e}", fixtures.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+            .collect();
+        pdfs.sort();
+        for (i, path) in pdfs.iter().enumerate() {
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let mut seed = vec![(i as u8).wrapping_mul(37)];
+            seed.extend_from_slice(&bytes[..bytes.len().min(8191)]);
+            write(&format!("pdf{i}"), &seed)?;
         }
         return Ok(());
     }

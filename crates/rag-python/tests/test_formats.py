@@ -140,3 +140,17 @@ def test_the_ray_recipe_takes_every_type_ragctl_chunk_takes() -> None:
         detect_document_type(f"x{suffix}")
     for name in ("x.html", "x.htm", "x.xhtml", "x.docx"):
         assert any(name.endswith(s) for s in ray.SUPPORTED_SUFFIXES)
+
+
+def test_a_pdf_is_chunked_with_pages_and_boxes(ctx: RequestContext) -> None:
+    from rag_chunker import PdfParser
+
+    pdf = REPO / "crates" / "rag-chunker" / "tests" / "fixtures" / "pdf" / "guide.pdf"
+    chunks = HeadingAwareChunker(max_tokens=128).chunk_file_blocking(ctx, pdf)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        for origin in chunk.provenance:
+            assert origin["kind"] == "page" and origin["page"] >= 1
+            x0, y0, x1, y1 = origin["bbox"]
+            assert x0 < x1 and y0 < y1
+    assert PdfParser().parse(ctx, pdf.read_bytes(), source_uri="guide.pdf").rendition["format"] == "pdf"

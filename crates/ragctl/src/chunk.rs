@@ -135,8 +135,8 @@ enum ChunkFormat {
     /// One chunk JSON object per line: the input format of `ragctl pack`.
     Jsonl,
     /// The text each file's chunks are cut from, as it is (spans index it): the file itself for
-    /// Markdown and text, the text rendition for HTML and OCR. With several files, each follows a
-    /// `==> FILE <==` line.
+    /// Markdown and text, the text rendition for HTML, DOCX, PDF and OCR. With several files, each
+    /// follows a `==> FILE <==` line.
     Rendition,
 }
 

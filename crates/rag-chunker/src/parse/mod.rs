@@ -1,7 +1,8 @@
 //! Parsers: the bytes of one file in, a [`ParsedDocument`] (source text and ordered blocks) out.
 //!
-//! Three formats are built in, chosen by file extension or by name ([`DocumentType`]): Markdown on
-//! `pulldown-cmark`, plain text, and OCR results as JSON. Every parser keeps the promises of
+//! The formats are chosen by file extension or by name ([`DocumentType`]): Markdown on
+//! `pulldown-cmark`, plain text, OCR results as JSON, and PDF (the `pdf` feature; without it a PDF
+//! is [`ParseError::NotBuilt`]). Every parser keeps the promises of
 //! [`rag_core::Parser`]: block spans are character-aligned byte ranges of `Document::text`, they
 //! increase and do not overlap, and every non-whitespace byte lies in some block (a leading
 //! byte-order mark excepted: it stays in the text, so spans are offsets into the file as read, but
@@ -34,6 +35,8 @@ pub mod docx;
 mod html;
 mod markdown;
 mod ocr;
+#[cfg(feature = "pdf")]
+mod pdf;
 mod text;
 
 use std::fmt;
@@ -47,6 +50,8 @@ pub use docx::DocxParser;
 pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
+#[cfg(feature = "pdf")]
+pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};
 pub use text::PlainTextParser;
 
 use crate::sentence::trim_range;
@@ -59,7 +64,7 @@ use crate::sentence::trim_range;
 /// assert_eq!(DocumentType::from_path("notes/Guide.MD"), Some(DocumentType::Markdown));
 /// assert_eq!(DocumentType::from_path("scan-001.ocr.json"), Some(DocumentType::Ocr));
 /// assert_eq!("text".parse::<DocumentType>()?, DocumentType::Text);
-/// let err = DocumentType::detect("report.pdf").unwrap_err();
+/// let err = DocumentType::detect("report.odt").unwrap_err();
 /// assert!(err.to_string().contains("markdown (.md, .markdown)"));
 /// # Ok::<(), rag_chunker::parse::UnknownDocumentType>(())
 /// ```
@@ -76,17 +81,20 @@ pub enum DocumentType {
     Html,
     /// A Word file (`.docx`), see [`DocxParser`]; parsed when the cargo feature `docx` is on.
     Docx,
+    /// PDF (`.pdf`): its text layer, read along the page layout by `PdfParser` (rag-chunker's
+    /// `pdf` feature; without it, parsing is a [`ParseError::NotBuilt`]).
+    Pdf,
 }
 
 /// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str =
-    "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)";
+const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)";
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 5] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html, Self::Docx];
+    pub const ALL: [DocumentType; 6] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html, Self::Docx, Self::Pdf];
 
-    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html` or `docx`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html`, `docx` or
+    /// `pdf`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Markdown => "markdown",
@@ -94,6 +102,7 @@ impl DocumentType {
             Self::Ocr => "ocr",
             Self::Html => "html",
             Self::Docx => "docx",
+            Self::Pdf => "pdf",
         }
     }
 
@@ -109,6 +118,7 @@ impl DocumentType {
             "txt" | "text" => Some(Self::Text),
             "html" | "htm" | "xhtml" => Some(Self::Html),
             "docx" => Some(Self::Docx),
+            "pdf" => Some(Self::Pdf),
             _ => None,
         }
     }
@@ -142,6 +152,13 @@ impl DocumentType {
                 &HTML
             }
             Self::Docx => &DocxParser,
+            #[cfg(feature = "pdf")]
+            Self::Pdf => &PdfParser,
+            #[cfg(not(feature = "pdf"))]
+            Self::Pdf => &NotBuiltParser {
+                format: "pdf",
+                feature: "pdf",
+            },
         }
     }
 }
@@ -149,28 +166,6 @@ impl DocumentType {
 impl fmt::Display for DocumentType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// The parser of a format whose cargo feature is off: every parse is a [`ParseError::NotBuilt`].
-#[cfg(not(feature = "html"))]
-struct NotBuiltParser {
-    format: &'static str,
-    feature: &'static str,
-}
-
-#[cfg(not(feature = "html"))]
-impl rag_core::Parser for NotBuiltParser {
-    fn name(&self) -> &str {
-        self.format
-    }
-
-    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-        Err(ParseError::NotBuilt {
-            source_uri: source.source_uri.to_owned(),
-            format: self.format.to_owned(),
-            feature: self.feature.to_owned(),
-        })
     }
 }
 
@@ -248,9 +243,9 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
-        // OCR JSON, HTML and DOCX are not the document's text (the text is derived from them):
-        // nothing to save, and a DOCX is binary, never decoded as UTF-8.
-        DocumentType::Ocr | DocumentType::Html | DocumentType::Docx => {
+        // OCR JSON, HTML, DOCX and PDF are not the document's text (the text is derived from
+        // them): nothing to save, and a DOCX or a PDF is binary, never decoded as UTF-8.
+        DocumentType::Ocr | DocumentType::Html | DocumentType::Docx | DocumentType::Pdf => {
             return parse_document(
                 ctx,
                 doc_type,
@@ -266,6 +261,30 @@ pub fn parse_document_owned(
         offset: err.utf8_error().valid_up_to(),
     })?;
     Ok(parsed_text(&source, text, blocks_of))
+}
+
+/// The parser of a format whose parser this build left out: every parse is
+/// [`ParseError::NotBuilt`], naming the cargo feature that builds it.
+#[derive(Debug, Clone, Copy)]
+pub struct NotBuiltParser {
+    /// The format, as [`DocumentType::as_str`] names it.
+    pub format: &'static str,
+    /// The cargo feature of rag-chunker that builds its parser.
+    pub feature: &'static str,
+}
+
+impl rag_core::Parser for NotBuiltParser {
+    fn name(&self) -> &str {
+        self.format
+    }
+
+    fn parse(&self, _ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
+        Err(ParseError::NotBuilt {
+            source_uri: source.source_uri.to_owned(),
+            format: self.format.to_owned(),
+            feature: self.feature.to_owned(),
+        })
+    }
 }
 
 fn file_name(path: &str) -> &str {
@@ -444,6 +463,7 @@ mod tests {
             ("a.TXT", Some(DocumentType::Text)),
             ("a.text", Some(DocumentType::Text)),
             ("C:\\scans\\p1.OCR.JSON", Some(DocumentType::Ocr)),
+            ("papers/Report.PDF", Some(DocumentType::Pdf)),
             ("a.json", None),
             ("site/Index.HTML", Some(DocumentType::Html)),
             ("a.htm", Some(DocumentType::Html)),
@@ -465,9 +485,9 @@ mod tests {
             assert_eq!(ty.parser().name(), ty.as_str());
         }
         assert_eq!(
-            "pdf".parse::<DocumentType>().unwrap_err().to_string(),
-            "unknown document type \"pdf\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx)"
+            "odt".parse::<DocumentType>().unwrap_err().to_string(),
+            "unknown document type \"odt\"; supported: markdown (.md, .markdown), text (.txt, .text), \
+             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)"
         );
     }
 

@@ -32,6 +32,7 @@ __all__ = [
     "OCRResult",
     "OcrJsonParser",
     "Parser",
+    "PdfParser",
     "PlainTextParser",
     "detect_document_type",
     "ocr_result_to_parsed_document",

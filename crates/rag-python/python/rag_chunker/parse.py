@@ -2,9 +2,9 @@
 
 ``parse_document`` picks the parser from ``document_type`` or the extension of ``source_uri``
 (``.md``/``.markdown``, ``.txt``/``.text``, ``.ocr.json``, ``.html``/``.htm``/``.xhtml``,
-``.docx``); ``parse_file`` reads a file by path. Spans are UTF-8 byte offsets into the document's
+``.docx``, ``.pdf``); ``parse_file`` reads a file by path. Spans are UTF-8 byte offsets into the document's
 text: for Markdown and text the input exactly as given (a byte-order mark and CRLF kept); for
-HTML, DOCX and OCR a Markdown-flavoured rendition, which ``ParsedDocument.rendition`` maps back
+HTML, DOCX, PDF and OCR a Markdown-flavoured rendition, which ``ParsedDocument.rendition`` maps back
 to the file (``ParsedDocument.provenance(span)``, ``Chunk.provenance``).
 
 >>> from rag_core import RequestContext
@@ -34,6 +34,7 @@ __all__ = [
     "OCRResult",
     "OcrJsonParser",
     "Parser",
+    "PdfParser",
     "PlainTextParser",
     "detect_document_type",
     "ocr_result_to_parsed_document",
@@ -81,3 +82,13 @@ class DocxParser(Parser):
 
     def __new__(cls) -> "DocxParser":
         return super().__new__(cls, "docx")
+
+
+class PdfParser(Parser):
+    """A PDF's text layer (given as bytes): reading order across columns, repeated page headers
+    and footers left out and counted, hyphenation at line ends joined, headings from font size
+    and weight, each stretch mapped to its page and box. A PDF without a text layer, an encrypted
+    or a damaged one is a ``ParseError`` saying what to do."""
+
+    def __new__(cls) -> "PdfParser":
+        return super().__new__(cls, "pdf")

@@ -80,7 +80,7 @@ TrustName = Literal["trusted", "user_supplied", "untrusted"]
 OrderName = Literal["lost_in_middle", "descending", "ascending", "input", "reverse", "sides"]
 StrategyName = Literal["greedy", "knapsack", "optimal"]
 ObjectiveName = Literal["auto", "score_sum", "rank_prior"]
-DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 JSON = Any
 
 @final

@@ -115,14 +115,14 @@ fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     let mut bad = b"# Bad\n\nvalid start ".to_vec();
     bad.extend_from_slice(&[0xff, 0xfe]);
     std::fs::write(dir.join("bad.md"), &bad).unwrap();
-    std::fs::write(dir.join("notes.pdf"), "%PDF").unwrap();
+    std::fs::write(dir.join("notes.odt"), "PK").unwrap();
     let assert = partly_failed(
         ragctl_in(&dir)
-            .args(["chunk", "bad.md", "good.md", "notes.pdf", "missing.md"])
+            .args(["chunk", "bad.md", "good.md", "notes.odt", "missing.md"])
             .args(["--format", "jsonl"]),
         &[
             "bad.md: invalid UTF-8 at byte offset 19",
-            "notes.pdf: unsupported file type",
+            "notes.odt: unsupported file type",
             "markdown",
             "missing.md: cannot read",
         ],
@@ -508,4 +508,82 @@ fn fold_headings_starts_body_chunks_at_their_heading() {
     // Without the flag, one chunk per heading.
     let seed = chunk(false);
     assert_eq!(seed.iter().filter(|c| c["metadata"]["kind"] == "heading").count(), 3);
+}
+
+/// A PDF of rag-chunker's fixtures (made by Chromium, qpdf; see their README).
+fn pdf_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        crate::workspace_root()
+            .join("crates/rag-chunker/tests/fixtures/pdf")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_directory_of_pdfs_is_chunked_with_pages_and_boxes_and_the_bad_ones_are_named() {
+    let dir = dir_with("pdfs", &[("docs/notes.md", "# Notes\n\nSee the guide.\n")]);
+    let guide = pdf_fixture("guide.pdf");
+    std::fs::write(dir.join("docs/guide.pdf"), &guide).unwrap();
+    std::fs::write(dir.join("docs/drawing.pdf"), pdf_fixture("drawing.pdf")).unwrap();
+    std::fs::write(dir.join("docs/secret.pdf"), pdf_fixture("secret-password.pdf")).unwrap();
+    std::fs::write(dir.join("docs/cut.pdf"), &guide[..400]).unwrap();
+    let assert = partly_failed(
+        ragctl_in(&dir).args(["chunk", "docs", "--format", "jsonl", "--max-tokens", "128"]),
+        &[
+            "docs/drawing.pdf: has no text layer (1 page of images or drawings only): run OCR and chunk the `.ocr.json`",
+            "docs/secret.pdf: is encrypted and does not open without a password",
+            "docs/cut.pdf: is damaged or truncated",
+        ],
+    );
+    let out = &assert.get_output().stdout;
+    assert_eq!(source_uris(out), ["docs/guide.pdf", "docs/notes.md"]);
+    let chunks = jsonl(out);
+    let pdf_chunks: Vec<&Value> = chunks.iter().filter(|c| c["source_uri"] == "docs/guide.pdf").collect();
+    assert!(pdf_chunks.len() > 3, "{}", pdf_chunks.len());
+    let mut pages = std::collections::BTreeSet::new();
+    for chunk in &pdf_chunks {
+        let origins = chunk["provenance"].as_array().unwrap();
+        assert!(!origins.is_empty(), "{chunk}");
+        for origin in origins {
+            assert_eq!(origin["kind"], "page", "{origin}");
+            let bbox: Vec<f64> = origin["bbox"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            // Points from the top-left corner of a Letter/A4 page.
+            assert!(
+                bbox[0] < bbox[2] && bbox[1] < bbox[3] && bbox[2] <= 612.0 && bbox[3] <= 842.0,
+                "{origin}"
+            );
+            pages.insert(origin["page"].as_u64().unwrap());
+        }
+    }
+    assert_eq!(pages.into_iter().collect::<Vec<_>>(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn a_pdf_reports_the_furniture_it_left_out_and_reads_from_stdin() {
+    let dir = scratch_dir("pdf-text");
+    std::fs::write(dir.join("guide.pdf"), pdf_fixture("guide.pdf")).unwrap();
+    stdout_has(
+        ragctl_in(&dir).args(["chunk", "guide.pdf"]).assert().success(),
+        &[
+            "guide.pdf",
+            "parser:     pdf",
+            "rendition:  pdf of 66,719 B",
+            " B page_furniture",
+        ],
+    );
+    // Binary stdin is not decoded as UTF-8.
+    let from_file = stdout_of(ragctl_in(&dir).args(["chunk", "guide.pdf", "--format", "jsonl"]));
+    let from_stdin = stdout_of(
+        ragctl_in(&dir)
+            .args(["chunk", "-", "--type", "pdf", "--format", "jsonl"])
+            .write_stdin(pdf_fixture("guide.pdf")),
+    );
+    let texts = |out: &[u8]| jsonl(out).iter().map(|c| c["content"].clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&from_stdin), texts(&from_file));
 }

@@ -12,7 +12,7 @@ chunk's text is exactly a slice of the input (code indentation and tables kept),
     docs[3].metadata["span"]           # {'start': 1234, 'end': 1876}, UTF-8 byte offsets
     docs[3].metadata["token_count"]    # the exact count, e.g. 141
 
-``RagctlLoader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, OCR JSON)
+``RagctlLoader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, PDF, OCR JSON)
 and yields one ``Document`` per chunk, with ``provenance`` pointing into the original file::
 
     from ragctl.integrations.langchain import RagctlLoader
@@ -39,7 +39,7 @@ from rag_chunker.tokens import TokenCounter
 
 __all__ = ["RagctlLoader", "RagctlTextSplitter", "document_ids"]
 
-DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 
 
 def document_ids(sources: Sequence[str]) -> List[str]:

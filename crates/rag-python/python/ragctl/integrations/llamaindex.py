@@ -14,7 +14,7 @@ left out of both, and the chunks are cut smaller by what the remaining metadata 
 
     nodes = RagctlNodeParser(max_tokens=512, overlap_tokens=64).get_nodes_from_documents(documents)
 
-``RagctlReader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, OCR JSON),
+``RagctlReader`` reads files of every type ragctl reads (Markdown, text, HTML, DOCX, PDF, OCR JSON),
 alone or as a ``SimpleDirectoryReader`` file extractor, into one ``Document`` per chunk, each
 within the same budget and with ``provenance`` (where the chunk is in the original file) in its
 metadata::
@@ -44,7 +44,7 @@ from ragctl.integrations import PathLike
 
 __all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser", "RagctlReader"]
 
-DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx"]
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 
 BOOKKEEPING_METADATA_KEYS = [
     "chunk_id",

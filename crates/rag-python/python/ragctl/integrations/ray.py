@@ -50,7 +50,7 @@ __all__ = [
     "write_chunks",
 ]
 
-SUPPORTED_SUFFIXES = [".md", ".markdown", ".txt", ".text", ".ocr.json", ".html", ".htm", ".xhtml", ".docx"]
+SUPPORTED_SUFFIXES = [".md", ".markdown", ".txt", ".text", ".ocr.json", ".html", ".htm", ".xhtml", ".docx", ".pdf"]
 """The file names the reader takes from a directory (case-insensitive), as ``ragctl chunk`` does."""
 
 CHUNK_SCHEMA = pa.schema(

@@ -1,0 +1,588 @@
+//! Lines in reading order grouped into blocks: headings by font size and weight relative to the
+//! body text, list items by their marker, code by its monospaced font, paragraphs by spacing,
+//! indentation and style; hyphenated line ends joined.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::layout::{Rect, Segment};
+
+/// One line of a page as read: the segments of one region sharing a baseline, joined.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ReadLine {
+    pub(super) page: u32,
+    /// The region (column or band) of the page the line was read in, numbered across the document.
+    pub(super) region: usize,
+    pub(super) bbox: Rect,
+    /// The text, white space collapsed, control characters and ligatures resolved.
+    pub(super) text: String,
+    /// The font size most of its characters are drawn in.
+    pub(super) size: f64,
+    /// The share of its characters in a bold font.
+    pub(super) bold_share: f64,
+    /// The share of its characters in a monospaced font.
+    pub(super) mono_share: f64,
+    /// The width of one character of its monospaced runs, when it has some (for code indentation).
+    pub(super) mono_advance: Option<f64>,
+}
+
+/// The segments of one region of a page (in reading order) as lines: consecutive segments of one
+/// line join with a space.
+pub(super) fn read_lines(page: u32, region: usize, segments: &[&Segment]) -> Vec<ReadLine> {
+    let mut lines: Vec<ReadLine> = Vec::new();
+    let mut last_line: Option<usize> = None;
+    let mut pending: Vec<&Segment> = Vec::new();
+    for &segment in segments {
+        if last_line.is_some_and(|line| line != segment.line) {
+            lines.extend(read_line(page, region, &pending));
+            pending.clear();
+        }
+        last_line = Some(segment.line);
+        pending.push(segment);
+    }
+    lines.extend(read_line(page, region, &pending));
+    lines
+}
+
+fn read_line(page: u32, region: usize, segments: &[&Segment]) -> Option<ReadLine> {
+    let first = segments.first()?;
+    let mut raw = String::new();
+    let mut bbox = first.bbox;
+    let mut chars_by_size: BTreeMap<i64, usize> = BTreeMap::new();
+    let (mut chars, mut bold, mut mono) = (0usize, 0usize, 0usize);
+    let (mut mono_width, mut mono_chars) = (0.0f64, 0usize);
+    for segment in segments {
+        if !raw.is_empty() {
+            raw.push(' ');
+        }
+        raw.push_str(&segment.text());
+        bbox = bbox.union(&segment.bbox);
+        for run in &segment.runs {
+            let n = run.text.chars().filter(|c| !c.is_whitespace()).count();
+            chars += n;
+            *chars_by_size.entry(size_key(run.size)).or_default() += n;
+            if run.bold {
+                bold += n;
+            }
+            if run.mono {
+                mono += n;
+                mono_width += run.bbox.width();
+                mono_chars += run.text.chars().count();
+            }
+        }
+    }
+    let text = clean_text(&raw);
+    if text.is_empty() || chars == 0 {
+        return None;
+    }
+    let size = chars_by_size
+        .iter()
+        .max_by_key(|&(size, n)| (*n, *size))
+        .map_or(first.runs[0].size, |(&size, _)| size_of_key(size));
+    Some(ReadLine {
+        page,
+        region,
+        bbox,
+        text,
+        size,
+        bold_share: bold as f64 / chars as f64,
+        mono_share: mono as f64 / chars as f64,
+        mono_advance: (mono_chars > 0 && mono_width > 0.0).then(|| mono_width / mono_chars as f64),
+    })
+}
+
+/// Font sizes are compared in half points.
+fn size_key(size: f64) -> i64 {
+    (size * 2.0).round() as i64
+}
+
+fn size_of_key(key: i64) -> f64 {
+    key as f64 / 2.0
+}
+
+/// `raw` with control characters dropped, typographic ligatures spelt out, and white space runs
+/// collapsed to one space and trimmed.
+pub(super) fn clean_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut space = false;
+    for c in raw.chars() {
+        let expansion = match c {
+            '\u{fb00}' => "ff",
+            '\u{fb01}' => "fi",
+            '\u{fb02}' => "fl",
+            '\u{fb03}' => "ffi",
+            '\u{fb04}' => "ffl",
+            '\u{fb05}' | '\u{fb06}' => "st",
+            _ => "",
+        };
+        if !expansion.is_empty() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(expansion);
+            space = false;
+        } else if c.is_whitespace() || c == '\u{a0}' {
+            space = true;
+        } else if c.is_control() || c == '\u{feff}' {
+            // Control characters are never text a reader sees.
+        } else {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What a block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A heading; its level is decided once every heading of the document is known.
+    Heading,
+    Paragraph,
+    /// A list item; `bullet` when its marker is a bullet glyph (rendered `- `), not a number.
+    ListItem {
+        bullet: bool,
+    },
+    Code,
+}
+
+/// A block: its kind, its lines in reading order, and the style it was recognised by.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PdfBlock {
+    pub(super) kind: Kind,
+    pub(super) lines: Vec<ReadLine>,
+    /// The heading level (1..=6), for headings.
+    pub(super) level: u8,
+}
+
+/// The characters that open a bulleted list item when followed by a space.
+const BULLETS: &[char] = &[
+    '•', '◦', '▪', '▫', '●', '○', '■', '□', '‣', '⁃', '∙', '·', '–', '—', '-', '*', '➢', '►', '▶', '✓', '\u{f0b7}',
+];
+
+/// Whether `text` starts with a list marker, and whether that marker is a bullet (rather than a
+/// number or a letter: `1.`, `2)`, `(iv)`, `a.`).
+pub(super) fn list_marker(text: &str) -> Option<bool> {
+    let (marker, rest) = text.split_once(' ')?;
+    if rest.trim().is_empty() {
+        return None;
+    }
+    let mut chars = marker.chars();
+    let first = chars.next()?;
+    if chars.as_str().is_empty() && BULLETS.contains(&first) {
+        return Some(true);
+    }
+    let inner = marker
+        .strip_prefix('(')
+        .and_then(|m| m.strip_suffix(')'))
+        .or_else(|| marker.strip_suffix('.'))
+        .or_else(|| marker.strip_suffix(')'))?;
+    let numbered = !inner.is_empty() && inner.len() <= 3 && inner.chars().all(|c| c.is_ascii_digit());
+    let lettered = inner.len() == 1 && inner.chars().all(|c| c.is_ascii_lowercase());
+    let roman = marker.starts_with('(') && !inner.is_empty() && inner.chars().all(|c| "ivxl".contains(c));
+    (numbered || lettered || roman).then_some(false)
+}
+
+/// The styles of the document: the body size and whether the body is set in a monospaced font.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct BodyStyle {
+    pub(super) size: f64,
+    pub(super) mono: bool,
+}
+
+/// The size most characters of the document are drawn in (the body text), and whether most of
+/// them are monospaced.
+pub(super) fn body_style(lines: &[ReadLine]) -> BodyStyle {
+    let mut by_size: BTreeMap<i64, usize> = BTreeMap::new();
+    let (mut total, mut mono) = (0.0f64, 0.0f64);
+    for line in lines {
+        let n = line.text.chars().count();
+        *by_size.entry(size_key(line.size)).or_default() += n;
+        total += n as f64;
+        mono += n as f64 * line.mono_share;
+    }
+    let size = by_size
+        .iter()
+        .max_by_key(|&(size, n)| (*n, -*size))
+        .map_or(10.0, |(&key, _)| size_of_key(key));
+    BodyStyle {
+        size,
+        mono: total > 0.0 && mono / total > 0.5,
+    }
+}
+
+/// A line is a heading by size when its font is at least this much larger than the body's.
+const HEADING_SIZE_RATIO: f64 = 1.15;
+
+/// A bold line at body size is a heading only when it is at most this long.
+const BOLD_HEADING_MAX_CHARS: usize = 100;
+
+/// A heading has at most this many lines; a longer run of large text is a paragraph.
+const HEADING_MAX_LINES: usize = 3;
+
+/// A line's kind on its own, before its neighbours are seen.
+fn line_kind(line: &ReadLine, body: BodyStyle) -> Kind {
+    let has_letters = line.text.chars().any(char::is_alphabetic);
+    let chars = line.text.chars().count();
+    if has_letters && line.size >= body.size * HEADING_SIZE_RATIO && chars <= 200 {
+        return Kind::Heading;
+    }
+    if !body.mono && line.mono_share >= 0.9 {
+        return Kind::Code;
+    }
+    // A bold line is a heading before it is a numbered item: "2. Results" is a section.
+    let ends_as_sentence = line.text.ends_with(['.', ',', ';']);
+    if has_letters
+        && line.bold_share >= 0.9
+        && line.size >= body.size * 0.95
+        && chars <= BOLD_HEADING_MAX_CHARS
+        && !ends_as_sentence
+    {
+        return Kind::Heading;
+    }
+    if let Some(bullet) = list_marker(&line.text) {
+        return Kind::ListItem { bullet };
+    }
+    Kind::Paragraph
+}
+
+/// Lines in reading order grouped into blocks.
+///
+/// A line continues the open block when it is of the same kind and style, in the same region,
+/// close enough below the previous line (no more than the document's usual line gap plus
+/// [`PARAGRAPH_GAP_EM`]), not indented like a paragraph's first line and not after a short line
+/// that ends a sentence. A paragraph that ends a region without closing its sentence continues in
+/// the next region (the next column or page) when that starts in lower case.
+pub(super) fn group(lines: Vec<ReadLine>) -> Vec<PdfBlock> {
+    let body = body_style(&lines);
+    let usual_gap = usual_line_gap(&lines, body);
+    let region_right: BTreeMap<usize, f64> = lines.iter().fold(BTreeMap::new(), |mut right, line| {
+        let entry = right.entry(line.region).or_insert(f64::MIN);
+        *entry = entry.max(line.bbox.x1);
+        right
+    });
+    let mut blocks: Vec<PdfBlock> = Vec::new();
+    for line in lines {
+        let kind = line_kind(&line, body);
+        let continues = blocks
+            .last()
+            .is_some_and(|block| continues_block(block, &line, kind, usual_gap, &region_right));
+        match blocks.last_mut() {
+            Some(block) if continues => block.lines.push(line),
+            _ => blocks.push(PdfBlock {
+                kind,
+                lines: vec![line],
+                level: 0,
+            }),
+        }
+    }
+    assign_heading_levels(&mut blocks);
+    blocks
+}
+
+/// Extra space between two lines, beyond the usual line gap, that ends a paragraph, in font sizes.
+const PARAGRAPH_GAP_EM: f64 = 0.3;
+
+/// A line indented this many font sizes past the line above starts a new paragraph.
+const INDENT_EM: f64 = 0.8;
+
+/// The usual gap between two consecutive body lines of one region (the median), which the
+/// paragraph rule compares against.
+fn usual_line_gap(lines: &[ReadLine], body: BodyStyle) -> f64 {
+    let mut gaps: Vec<f64> = lines
+        .windows(2)
+        .filter(|w| w[0].region == w[1].region && (w[0].size - body.size).abs() < 0.5)
+        .map(|w| w[1].bbox.y0 - w[0].bbox.y1)
+        .filter(|gap| *gap > -0.5 * body.size && *gap < 2.0 * body.size)
+        .collect();
+    if gaps.is_empty() {
+        return 0.25 * body.size;
+    }
+    gaps.sort_by(f64::total_cmp);
+    gaps[gaps.len() / 2]
+}
+
+fn continues_block(
+    block: &PdfBlock,
+    line: &ReadLine,
+    kind: Kind,
+    usual_gap: f64,
+    region_right: &BTreeMap<usize, f64>,
+) -> bool {
+    let Some(prev) = block.lines.last() else { return false };
+    let similar_size = (line.size - prev.size).abs() <= 0.15 * prev.size.max(1.0);
+    if prev.region != line.region {
+        // A sentence that runs on into the next column or page.
+        let open_sentence = !prev.text.ends_with(['.', '!', '?', ':', ';']);
+        let lower_start = line.text.chars().next().is_some_and(char::is_lowercase);
+        return block.kind == Kind::Paragraph
+            && kind == Kind::Paragraph
+            && similar_size
+            && open_sentence
+            && lower_start;
+    }
+    let gap = line.bbox.y0 - prev.bbox.y1;
+    let close = gap <= usual_gap + PARAGRAPH_GAP_EM * prev.size.max(line.size) && gap > -prev.size;
+    match (block.kind, kind) {
+        (Kind::Code, Kind::Code) => close,
+        (Kind::Heading, Kind::Heading) => {
+            let same_style =
+                (line.size - prev.size).abs() < 0.5 && (line.bold_share >= 0.5) == (prev.bold_share >= 0.5);
+            close && same_style && block.lines.len() < HEADING_MAX_LINES
+        }
+        (Kind::Paragraph, Kind::Paragraph) => {
+            let left = block.lines.iter().map(|l| l.bbox.x0).fold(f64::MAX, f64::min);
+            let indented =
+                line.bbox.x0 > prev.bbox.x0 + INDENT_EM * line.size && prev.bbox.x0 <= left + 0.1 * line.size;
+            let right = region_right.get(&line.region).copied().unwrap_or(prev.bbox.x1);
+            let width = right - left;
+            let short_end = prev.bbox.x1 < right - 0.25 * width && prev.text.ends_with(['.', '!', '?', ':']);
+            close && similar_size && !indented && !short_end
+        }
+        (Kind::ListItem { .. }, Kind::Paragraph) => {
+            // A continuation line of an item hangs right of the item's marker.
+            let marker_x = block.lines[0].bbox.x0;
+            close && similar_size && line.bbox.x0 > marker_x + 0.3 * line.size
+        }
+        _ => false,
+    }
+}
+
+/// Heading levels by style rank: the largest heading size is level 1, the next level 2, and so
+/// on (bold before regular at one size), level 6 for the sixth style and below.
+fn assign_heading_levels(blocks: &mut [PdfBlock]) {
+    let style = |block: &PdfBlock| {
+        let line = &block.lines[0];
+        (size_key(line.size), line.bold_share >= 0.5)
+    };
+    let styles: BTreeSet<(i64, bool)> = blocks.iter().filter(|b| b.kind == Kind::Heading).map(style).collect();
+    // Descending size, bold first.
+    let ranked: Vec<(i64, bool)> = styles.into_iter().rev().collect();
+    for block in blocks.iter_mut().filter(|b| b.kind == Kind::Heading) {
+        let rank = ranked.iter().position(|s| *s == style(block)).unwrap_or(0);
+        block.level = u8::try_from(rank + 1).unwrap_or(6).min(6);
+    }
+}
+
+/// How two lines of one block meet: `"-"` dropped and no space when the first ends in a hyphen
+/// that breaks a word (see [`Hyphenation`]), no space when a kept hyphen ends it, else one space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Join {
+    /// One space between the lines.
+    Space,
+    /// The first line's last character (a hyphen) is dropped and the lines meet without a space.
+    DropHyphen,
+    /// The lines meet without a space, the hyphen kept (a compound such as `well-known`).
+    KeepHyphen,
+}
+
+/// The document's own evidence for hyphenation: the hyphenated words and the plain words it uses
+/// inside lines, lower-cased.
+///
+/// A line that ends in a hyphen after a letter, followed by a line that starts with a lower-case
+/// letter, is a word broken across lines: the hyphen is dropped and the halves joined, unless the
+/// document writes the hyphenated compound (`well-known`) inside a line somewhere and never the
+/// joined word (`wellknown`), in which case the hyphen is a compound's and kept. A soft hyphen
+/// (U+00AD) is always dropped.
+#[derive(Debug, Default)]
+pub(super) struct Hyphenation {
+    hyphenated: BTreeSet<String>,
+    plain: BTreeSet<String>,
+}
+
+impl Hyphenation {
+    /// The evidence of every line of `blocks`.
+    pub(super) fn of(blocks: &[PdfBlock]) -> Self {
+        let mut evidence = Self::default();
+        for line in blocks.iter().flat_map(|b| &b.lines) {
+            for word in line.text.split(' ') {
+                let word: String = word
+                    .trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+                    .to_lowercase();
+                if word.is_empty() {
+                    continue;
+                }
+                if word.contains('-') {
+                    evidence.hyphenated.insert(word);
+                } else {
+                    evidence.plain.insert(word);
+                }
+            }
+        }
+        evidence
+    }
+
+    /// How `first` and `next`, consecutive lines of one block, meet.
+    pub(super) fn join(&self, first: &str, next: &str) -> Join {
+        let mut tail = first.chars().rev();
+        let (Some(last), Some(before)) = (tail.next(), tail.next()) else {
+            return Join::Space;
+        };
+        let starts_lower = next.chars().next().is_some_and(char::is_lowercase);
+        if !before.is_alphabetic() || !starts_lower {
+            return Join::Space;
+        }
+        match last {
+            '\u{ad}' => Join::DropHyphen,
+            '-' | '\u{2010}' => {
+                let stem: String = first[..first.len() - last.len_utf8()]
+                    .rsplit(' ')
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric() || *c == '-')
+                    .collect::<Vec<char>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let rest: String = next.chars().take_while(|c| c.is_alphanumeric() || *c == '-').collect();
+                let compound = format!("{stem}-{rest}").to_lowercase();
+                let joined = format!("{stem}{rest}").to_lowercase();
+                if self.hyphenated.contains(&compound) && !self.plain.contains(&joined) {
+                    Join::KeepHyphen
+                } else {
+                    Join::DropHyphen
+                }
+            }
+            _ => Join::Space,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, y0: f64, x0: f64, size: f64) -> ReadLine {
+        ReadLine {
+            page: 1,
+            region: 0,
+            bbox: Rect::new(x0, y0, x0 + 300.0, y0 + size),
+            text: text.to_owned(),
+            size,
+            bold_share: 0.0,
+            mono_share: 0.0,
+            mono_advance: None,
+        }
+    }
+
+    fn kinds(blocks: &[PdfBlock]) -> Vec<(Kind, usize)> {
+        blocks.iter().map(|b| (b.kind, b.lines.len())).collect()
+    }
+
+    #[test]
+    fn clean_text_collapses_space_and_spells_out_ligatures() {
+        assert_eq!(clean_text("  e\u{fb03}cient\t\u{0}  \u{a0}ﬁle "), "efficient file");
+    }
+
+    #[test]
+    fn list_markers_are_bullets_numbers_and_letters() {
+        assert_eq!(list_marker("• first item"), Some(true));
+        assert_eq!(list_marker("12. twelfth"), Some(false));
+        assert_eq!(list_marker("(iv) fourth"), Some(false));
+        assert_eq!(list_marker("b) second"), Some(false));
+        assert_eq!(list_marker("2024. was a year"), None);
+        assert_eq!(list_marker("Version 2."), None);
+        assert_eq!(list_marker("•"), None);
+    }
+
+    #[test]
+    fn headings_by_size_get_levels_by_rank_and_paragraphs_split_on_gaps_and_indents() {
+        let mut title = line("Big title", 50.0, 72.0, 20.0);
+        title.bold_share = 1.0;
+        let lines = vec![
+            title,
+            line("Section", 80.0, 72.0, 14.0),
+            line("Body text line one that goes on", 100.0, 72.0, 10.0),
+            line("and continues here.", 112.0, 72.0, 10.0),
+            // A first-line indent starts a paragraph without extra space.
+            line("A new paragraph starts here", 124.0, 90.0, 10.0),
+            line("and goes on.", 136.0, 72.0, 10.0),
+            // Extra space does too.
+            line("After a gap", 160.0, 72.0, 10.0),
+            line("Another section", 190.0, 72.0, 14.0),
+            line("• an item that wraps", 210.0, 72.0, 10.0),
+            line("onto a second line", 222.0, 84.0, 10.0),
+            line("• another item", 234.0, 72.0, 10.0),
+        ];
+        let blocks = group(lines);
+        assert_eq!(
+            kinds(&blocks),
+            [
+                (Kind::Heading, 1),
+                (Kind::Heading, 1),
+                (Kind::Paragraph, 2),
+                (Kind::Paragraph, 2),
+                (Kind::Paragraph, 1),
+                (Kind::Heading, 1),
+                (Kind::ListItem { bullet: true }, 2),
+                (Kind::ListItem { bullet: true }, 1),
+            ]
+        );
+        let levels: Vec<u8> = blocks
+            .iter()
+            .filter(|b| b.kind == Kind::Heading)
+            .map(|b| b.level)
+            .collect();
+        assert_eq!(levels, [1, 2, 2]);
+    }
+
+    #[test]
+    fn an_open_sentence_runs_on_into_the_next_column() {
+        let mut next = line("continues in the next column.", 100.0, 320.0, 10.0);
+        next.region = 1;
+        let mut other = line("New paragraph in the next column.", 112.0, 320.0, 10.0);
+        other.region = 1;
+        let blocks = group(vec![line("A sentence that", 700.0, 72.0, 10.0), next]);
+        assert_eq!(kinds(&blocks), [(Kind::Paragraph, 2)]);
+        let mut capital = line("Capital start.", 100.0, 320.0, 10.0);
+        capital.region = 1;
+        let blocks = group(vec![line("A sentence that", 700.0, 72.0, 10.0), capital, other]);
+        assert_eq!(blocks.len(), 2);
+    }
+
+    #[test]
+    fn hyphens_at_line_ends_join_words_unless_the_document_writes_the_compound() {
+        let blocks = group(vec![
+            line("a well-known method and an exam-", 100.0, 72.0, 10.0),
+            line("ple of it, well-", 112.0, 72.0, 10.0),
+            line("known, Pre-", 124.0, 72.0, 10.0),
+            line("War, 3-", 136.0, 72.0, 10.0),
+            line("d and x\u{ad}", 148.0, 72.0, 10.0),
+            line("y", 160.0, 72.0, 10.0),
+        ]);
+        let evidence = Hyphenation::of(&blocks);
+        assert_eq!(evidence.join("an exam-", "ple of it"), Join::DropHyphen);
+        assert_eq!(evidence.join("of it, well-", "known, Pre-"), Join::KeepHyphen);
+        assert_eq!(evidence.join("known, Pre-", "War, 3-"), Join::Space, "upper-case start");
+        assert_eq!(
+            evidence.join("War, 3-", "d and"),
+            Join::Space,
+            "digit before the hyphen"
+        );
+        assert_eq!(evidence.join("and x\u{ad}", "y"), Join::DropHyphen, "soft hyphen");
+        assert_eq!(evidence.join("a pause -", "then"), Join::Space, "a dash after a space");
+    }
+
+    #[test]
+    fn monospaced_lines_are_code_unless_the_body_is_monospaced() {
+        let mut code = line("let x = 1;", 100.0, 72.0, 10.0);
+        code.mono_share = 1.0;
+        let mut code2 = code.clone();
+        code2.bbox = Rect::new(84.0, 112.0, 300.0, 122.0);
+        let prose = line("Some prose around the code that is the body", 130.0, 72.0, 10.0);
+        let prose2 = line("More prose, more than the code has characters.", 150.0, 72.0, 10.0);
+        let blocks = group(vec![code.clone(), code2, prose.clone(), prose2]);
+        assert_eq!(kinds(&blocks)[0], (Kind::Code, 2));
+        let body: Vec<ReadLine> = (0..3)
+            .map(|i| ReadLine {
+                bbox: Rect::new(72.0, 100.0 + 12.0 * f64::from(i), 372.0, 110.0 + 12.0 * f64::from(i)),
+                ..code.clone()
+            })
+            .collect();
+        assert_eq!(kinds(&group(body)), [(Kind::Paragraph, 3)]);
+    }
+}

@@ -1,0 +1,542 @@
+//! The PDF parser on real files (Chromium, pdfTeX, qpdf; see `fixtures/pdf/README.md`) and on
+//! hostile ones: structure, reading order, furniture, provenance checked against poppler's word
+//! boxes, the chunker's invariants, and a clear error for every file it cannot read.
+#![allow(clippy::unwrap_used)]
+
+mod invariants;
+
+#[cfg(feature = "pdf")]
+mod with_pdf {
+    use rag_chunker::parse::{PdfLimits, parse_pdf_with_limits};
+    use rag_chunker::{DocumentType, parse_document};
+    use rag_core::{BlockType, CorpusId, DocumentId, Origin, ParseError, ParsedDocument, SourceBytes};
+
+    use super::invariants::{chunk_and_check, cl100k, ctx};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/tests/fixtures/pdf/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    fn parse_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+        let (id, corpus) = (DocumentId::from(name), CorpusId::from("c"));
+        let source = SourceBytes {
+            document_id: &id,
+            corpus_id: &corpus,
+            source_uri: name,
+            bytes,
+        };
+        parse_document(&ctx(), DocumentType::Pdf, source)
+    }
+
+    fn parse(name: &str) -> ParsedDocument {
+        parse_bytes(name, &fixture(name)).unwrap()
+    }
+
+    fn with_limits(name: &str, limits: PdfLimits) -> Result<ParsedDocument, ParseError> {
+        let bytes = fixture(name);
+        let (id, corpus) = (DocumentId::from(name), CorpusId::from("c"));
+        parse_pdf_with_limits(
+            SourceBytes {
+                document_id: &id,
+                corpus_id: &corpus,
+                source_uri: name,
+                bytes: &bytes,
+            },
+            limits,
+        )
+    }
+
+    fn position(text: &str, needle: &str) -> usize {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} is not in the rendition"))
+    }
+
+    #[test]
+    fn headings_get_levels_by_size_and_lists_and_code_keep_their_shape() {
+        let parsed = parse("guide.pdf");
+        let text = &parsed.document.text;
+        assert!(
+            text.starts_with("# Field guide to chunking\n\n## 1. Notes on budgets\n\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n\n### 1.1 Why budgets matter\n\n"));
+        assert!(text.contains("\n\n```\nfn fit(tokens: usize, budget: usize) -> bool {\n    tokens <= budget\n}\n```"));
+        let headings: Vec<(u8, &str)> = parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == BlockType::Heading)
+            .map(|b| (b.level.unwrap().get(), b.text.as_deref().unwrap()))
+            .collect();
+        assert_eq!(headings.len(), 21, "{headings:?}");
+        assert_eq!(headings[0], (1, "Field guide to chunking"));
+        assert_eq!(headings[1], (2, "1. Notes on budgets"));
+        assert_eq!(headings[2], (3, "1.1 Why budgets matter"));
+        let items: Vec<&str> = parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == BlockType::ListItem)
+            .map(|b| parsed.source_of(b).unwrap())
+            .collect();
+        assert_eq!(
+            items,
+            ["1. Parse the file.", "2. Chunk the blocks.", "3. Pack the chunks."]
+        );
+        assert!(
+            parsed
+                .blocks
+                .iter()
+                .any(|b| b.block_type == BlockType::Code && parsed.source_of(b).unwrap().contains("tokens <= budget"))
+        );
+    }
+
+    #[test]
+    fn running_heads_footers_and_page_numbers_are_left_out_and_counted() {
+        let parsed = parse("guide.pdf");
+        let text = &parsed.document.text;
+        // Chromium prints the date and title on top of each page, the URL and "n/4" under it.
+        assert!(!text.contains("file:///"), "{text}");
+        assert!(!text.contains("1/4") && !text.contains("4/4"));
+        // The title is kept where the page shows it as a heading, lower than the running head.
+        assert_eq!(text.matches("Field guide to chunking").count(), 1);
+        let rendition = parsed.rendition.as_ref().unwrap();
+        assert_eq!(rendition.format, "pdf");
+        assert_eq!(rendition.original_bytes, Some(fixture("guide.pdf").len()));
+        let furniture = rendition.left_out["page_furniture"];
+        // Four pages of "12/1/26, 1:03 PM", "Field guide to chunking", the file URL and "n/4".
+        assert!((200..1000).contains(&furniture), "{furniture}");
+    }
+
+    #[test]
+    fn two_columns_are_read_column_by_column_and_hyphenated_words_are_joined() {
+        let parsed = parse("columns.pdf");
+        let text = &parsed.document.text;
+        let starts: Vec<usize> = (1..=8)
+            .map(|i| position(text, &format!("Paragraph {i} of the article.")))
+            .collect();
+        assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:?}");
+
+        let parsed = parse("elsarticle-page2.pdf");
+        let text = &parsed.document.text;
+        // The left column ends before the right one starts.
+        assert!(position(text, "2. Evanescent vs. conventional") < position(text, "by dielectric mismatch"));
+        assert!(position(text, "by dielectric mismatch") < position(text, "the incident polariton can be written as"));
+        // "interac-" / "tion" at a line end is one word; "light-matter" inside a line keeps its hyphen.
+        assert!(text.contains("resonant interaction of the WGM"), "{text}");
+        assert!(!text.contains("interac-"));
+        assert!(text.contains("light-matter"));
+        // pdfTeX's section heading is bold at body size (NimbusRomNo9L-Medi).
+        let heading = parsed
+            .blocks
+            .iter()
+            .find(|b| b.block_type == BlockType::Heading)
+            .unwrap();
+        assert!(
+            heading
+                .text
+                .as_deref()
+                .unwrap()
+                .starts_with("2. Evanescent vs. conventional")
+        );
+    }
+
+    /// Poppler's words of a fixture: page, box (points from the top-left corner), text.
+    fn poppler_words(name: &str) -> Vec<(u32, [f64; 4], String)> {
+        let tsv = String::from_utf8(fixture(name)).unwrap();
+        tsv.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|line| {
+                let f: Vec<&str> = line.splitn(6, '\t').collect();
+                let n = |i: usize| f[i].parse::<f64>().unwrap();
+                (f[0].parse().unwrap(), [n(1), n(2), n(3), n(4)], f[5].to_owned())
+            })
+            .collect()
+    }
+
+    fn tokens(text: &str) -> Vec<String> {
+        // Poppler spells the glyph `mu` as the Greek letter, the Adobe Glyph List as the micro sign.
+        text.replace('\u{b5}', "\u{3bc}")
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    /// Whether `word` is a concatenation of words of `held`.
+    fn splits_into(word: &str, held: &std::collections::BTreeSet<String>) -> bool {
+        let mut reachable = vec![false; word.len() + 1];
+        reachable[0] = true;
+        for end in 1..=word.len() {
+            reachable[end] = word.is_char_boundary(end)
+                && (0..end)
+                    .any(|start| reachable[start] && word.is_char_boundary(start) && held.contains(&word[start..end]));
+        }
+        reachable[word.len()]
+    }
+
+    #[test]
+    fn each_chunk_names_the_pages_and_boxes_that_hold_its_words() {
+        for name in ["guide", "columns", "elsarticle-page2"] {
+            let parsed = parse(&format!("{name}.pdf"));
+            let poppler = poppler_words(&format!("{name}.words.tsv"));
+            let chunks = chunk_and_check(&parsed, 96, 16, cl100k());
+            assert!(chunks.len() > 5, "{name}: {} chunks", chunks.len());
+            for chunk in &chunks {
+                assert!(
+                    !chunk.provenance.is_empty(),
+                    "{name}: chunk {} has no provenance",
+                    chunk.id
+                );
+                // Poppler's words whose centre lies in one of the chunk's boxes, two points of slack.
+                let held: std::collections::BTreeSet<String> = poppler
+                    .iter()
+                    .filter(|(page, b, _)| {
+                        chunk.provenance.iter().any(|origin| match origin {
+                            Origin::Page {
+                                page: p,
+                                bbox: Some(bbox),
+                                ..
+                            } => {
+                                let (cx, cy) = ((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0);
+                                p == page
+                                    && cx >= bbox[0] - 2.0
+                                    && cx <= bbox[2] + 2.0
+                                    && cy >= bbox[1] - 2.0
+                                    && cy <= bbox[3] + 2.0
+                            }
+                            _ => false,
+                        })
+                    })
+                    .flat_map(|(_, _, word)| tokens(word))
+                    .collect();
+                for word in tokens(chunk.content().unwrap()) {
+                    // A word joined across a line break, or a formula's glyphs set close ("k0r0"),
+                    // is several of poppler's words.
+                    let joined = splits_into(&word, &held);
+                    // Poppler groups glyphs into words by its own rule ("µm" where we read "µ" and
+                    // "m" set apart): a word inside one of its words is held too.
+                    let inside = held.iter().any(|t| t.contains(word.as_str()));
+                    assert!(
+                        held.contains(&word) || joined || inside,
+                        "{name}: chunk {} holds {word:?}, which poppler does not find in its boxes {:?}",
+                        chunk.id,
+                        chunk.provenance
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_fixture_keeps_the_chunker_promises() {
+        for name in [
+            "guide.pdf",
+            "columns.pdf",
+            "elsarticle-page2.pdf",
+            "secret-permissions-only.pdf",
+        ] {
+            let parsed = parse(name);
+            for max in [16, 200] {
+                chunk_and_check(&parsed, max, max / 8, cl100k());
+            }
+            // The source map is in text order, inside the text, and every box is on its page.
+            let map = &parsed.rendition.as_ref().unwrap().source_map;
+            assert!(map.windows(2).all(|w| w[0].span.end <= w[1].span.start), "{name}");
+            for mapped in map {
+                assert!(parsed.document.text.get(mapped.span.range()).is_some(), "{name}");
+                let Origin::Page {
+                    page, bbox: Some(b), ..
+                } = &mapped.origin
+                else {
+                    panic!("{name}: not a page box")
+                };
+                assert!(*page >= 1 && b[0] <= b[2] && b[1] <= b[3], "{name}: {mapped:?}");
+                assert!(
+                    b[0] >= -1.0 && b[2] <= 613.0 && b[1] >= -1.0 && b[3] <= 793.0,
+                    "{name}: {mapped:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_file_gives_the_same_rendition() {
+        let (a, b) = (parse("elsarticle-page2.pdf"), parse("elsarticle-page2.pdf"));
+        assert_eq!(a.document.text, b.document.text);
+        assert_eq!(a.rendition, b.rendition);
+        assert_eq!(a.blocks, b.blocks);
+    }
+
+    fn error_of(name: &str, bytes: &[u8]) -> String {
+        match parse_bytes(name, bytes) {
+            Ok(parsed) => panic!(
+                "{name} parsed: {:?}",
+                &parsed.document.text[..parsed.document.text.len().min(200)]
+            ),
+            Err(err) => err.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_file_without_text_encrypted_or_damaged_is_an_error_that_says_what_to_do() {
+        let err = error_of("drawing.pdf", &fixture("drawing.pdf"));
+        assert_eq!(
+            err,
+            "drawing.pdf: has no text layer (1 page of images or drawings only): run OCR and chunk the `.ocr.json`"
+        );
+        let err = error_of("secret-password.pdf", &fixture("secret-password.pdf"));
+        assert!(
+            err.starts_with("secret-password.pdf: is encrypted and does not open without a password"),
+            "{err}"
+        );
+        assert!(err.contains("qpdf --decrypt"), "{err}");
+        assert_eq!(
+            error_of("notes.pdf", b"just some text"),
+            "notes.pdf: is not a PDF (no `%PDF-` header in its first 1024 bytes)"
+        );
+        assert_eq!(
+            error_of("empty.pdf", b""),
+            "empty.pdf: is not a PDF (no `%PDF-` header in its first 1024 bytes)"
+        );
+        let err = error_of("header.pdf", b"%PDF-1.7\n");
+        assert!(err.starts_with("header.pdf: is damaged or truncated"), "{err}");
+    }
+
+    #[test]
+    fn an_encrypted_file_that_opens_without_a_password_is_read() {
+        let parsed = parse("secret-permissions-only.pdf");
+        assert!(
+            parsed
+                .document
+                .text
+                .contains("The launch code is in the second drawer.")
+        );
+    }
+
+    #[test]
+    fn a_truncated_file_gives_its_readable_pages_or_an_error_never_a_panic() {
+        let bytes = fixture("guide.pdf");
+        for share in [10, 30, 50, 70, 90, 99] {
+            let cut = &bytes[..bytes.len() * share / 100];
+            match parse_bytes("cut.pdf", cut) {
+                // lopdf rebuilds the cross-reference table from the objects it finds.
+                Ok(parsed) => assert!(parsed.document.text.len() <= parse("guide.pdf").document.text.len()),
+                Err(err) => {
+                    let message = err.to_string();
+                    assert!(message.starts_with("cut.pdf: "), "{message}");
+                    assert!(
+                        message.contains("damaged or truncated")
+                            || message.contains("no text layer")
+                            || message.contains("has no pages"),
+                        "{share}%: {message}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn limits_stop_the_parse_with_an_error_naming_the_limit() {
+        let limits = PdfLimits::DEFAULT;
+        let err = with_limits("guide.pdf", PdfLimits { max_pages: 3, ..limits }).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "guide.pdf: the number of pages (4) exceeds the limit of 3 pages"
+        );
+        let err = with_limits(
+            "guide.pdf",
+            PdfLimits {
+                max_operations_per_page: 100,
+                ..limits
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "guide.pdf: the content operators of page 1 exceeds the limit of 100 operators"
+        );
+        let err = with_limits(
+            "guide.pdf",
+            PdfLimits {
+                max_text_bytes: 1 << 10,
+                ..limits
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(err, ParseError::LimitExceeded { .. }), "{err}");
+        let err = with_limits(
+            "guide.pdf",
+            PdfLimits {
+                max_runs_per_page: 10,
+                ..limits
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "guide.pdf: the text runs of page 1 exceeds the limit of 10 runs"
+        );
+    }
+
+    #[test]
+    fn a_flate_bomb_stops_at_the_stream_limit() {
+        // 1 GiB of zeros deflated twice: 2 KB on disk.
+        let err = error_of("flate-bomb.pdf", &fixture("flate-bomb.pdf"));
+        assert_eq!(
+            err,
+            "flate-bomb.pdf: the decompressed content of page 1 exceeds the limit of 128 MiB"
+        );
+    }
+
+    /// A one-page PDF around `content`, with `extra` objects from number 5 on.
+    fn one_page(content: &[u8], resources: &[u8], extra: &[&[u8]]) -> Vec<u8> {
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            [
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ".as_slice(),
+                resources,
+                b" /Contents 4 0 R >>",
+            ]
+            .concat(),
+            [
+                format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(),
+                content,
+                b"\nendstream",
+            ]
+            .concat(),
+        ];
+        objects.extend(extra.iter().map(|o| o.to_vec()));
+        let mut pdf = b"%PDF-1.7\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, object) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+            pdf.extend_from_slice(object);
+            pdf.extend_from_slice(b"\nendobj\n");
+        }
+        let xref = pdf.len();
+        pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+        for offset in offsets {
+            pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        pdf.extend_from_slice(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .as_bytes(),
+        );
+        pdf
+    }
+
+    const HELVETICA: &[u8] = b"<< /Font << /F1 5 0 R >> >>";
+    const HELVETICA_FONT: &[u8] = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>";
+
+    #[test]
+    fn text_drawn_outside_the_page_is_counted_not_read() {
+        // A hidden line far left of the page (a trick of keyword stuffing), then the visible text.
+        let pdf = one_page(
+            b"BT /F1 12 Tf -900 720 Td (hidden keywords) Tj ET BT /F1 12 Tf 72 700 Td (Visible text) Tj ET",
+            HELVETICA,
+            &[HELVETICA_FONT],
+        );
+        let parsed = parse_bytes("offpage.pdf", &pdf).unwrap();
+        assert_eq!(parsed.document.text, "Visible text");
+        let rendition = parsed.rendition.unwrap();
+        assert_eq!(rendition.left_out.get("off_page"), Some(&"hidden keywords".len()));
+    }
+
+    #[test]
+    fn deeply_nested_objects_are_refused_or_skipped_without_overflowing_the_stack() {
+        let arrays = [b"[".repeat(100_000), b"]".repeat(100_000)].concat();
+        let dicts = [b"<< /A ".repeat(100_000), b">>".repeat(100_000)].concat();
+        for (what, deep) in [("arrays", &arrays), ("dictionaries", &dicts)] {
+            // An object nobody refers to: the page is still read.
+            let pdf = one_page(
+                b"BT /F1 12 Tf 72 720 Td (Hello world) Tj ET",
+                HELVETICA,
+                &[HELVETICA_FONT, deep],
+            );
+            let parsed = parse_bytes("deep.pdf", &pdf);
+            let text = parsed.map(|p| p.document.text).map_err(|e| e.to_string());
+            assert_eq!(text.as_deref(), Ok("Hello world"), "{what}");
+            // The same nesting inside the catalog: the document cannot be read, and says so.
+            let catalog = [b"<< /Type /Catalog /Pages 2 0 R /X ".as_slice(), deep, b" >>"].concat();
+            let pdf = String::from_utf8_lossy(&one_page(b"", b"<< >>", &[]))
+                .replacen(
+                    "<< /Type /Catalog /Pages 2 0 R >>",
+                    &String::from_utf8_lossy(&catalog),
+                    1,
+                )
+                .into_bytes();
+            let err = error_of("deep.pdf", &pdf);
+            assert!(err.starts_with("deep.pdf: "), "{what}: {err}");
+        }
+    }
+
+    #[test]
+    fn hostile_structures_are_read_or_refused_in_bounded_work() {
+        // A standard font without widths, drawn by hand: read.
+        let pdf = one_page(
+            b"BT /F1 12 Tf 72 720 Td (Hello world) Tj ET",
+            HELVETICA,
+            &[HELVETICA_FONT],
+        );
+        assert_eq!(parse_bytes("hello.pdf", &pdf).unwrap().document.text, "Hello world");
+        // 200,000 nested arrays in the content stream.
+        let deep = [
+            b"BT /F1 12 Tf 72 720 Td (ok) Tj ".as_slice(),
+            &b"[".repeat(200_000),
+            &b"]".repeat(200_000),
+            b" TJ ET",
+        ]
+        .concat();
+        let result = parse_bytes("deep.pdf", &one_page(&deep, HELVETICA, &[HELVETICA_FONT]));
+        assert!(result.is_ok_and(|p| p.document.text.contains("ok")));
+        // A form that draws itself, and a page tree that holds itself.
+        let form = b"<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /XObject << /X 6 0 R >> /Font << /F1 5 0 R >> >> /Length 26 >>\nstream\nBT /F1 9 Tf (f) Tj ET /X Do\nendstream";
+        let pdf = one_page(b"/X Do", b"<< /XObject << /X 6 0 R >> >>", &[HELVETICA_FONT, form]);
+        assert!(parse_bytes("form.pdf", &pdf).is_ok_and(|p| p.document.text.contains('f')));
+        let looped = String::from_utf8_lossy(&one_page(b"", b"<< >>", &[]))
+            .replace("/Kids [3 0 R]", "/Kids [2 0 R 3 0 R]")
+            .into_bytes();
+        let result = parse_bytes("loop.pdf", &looped);
+        assert!(result.is_err(), "a page tree loop with no text");
+        // A text string of 4 MB on one line.
+        let long = [
+            b"BT /F1 1 Tf 0 700 Td (".as_slice(),
+            &b"abc ".repeat(1 << 20),
+            b") Tj ET",
+        ]
+        .concat();
+        let parsed = parse_bytes("long.pdf", &one_page(&long, HELVETICA, &[HELVETICA_FONT])).unwrap();
+        assert!(parsed.document.text.len() < 4 << 20);
+        for garbage in [
+            &b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>"[..],
+            &[0xff; 4096],
+        ] {
+            let err = parse_bytes("garbage.pdf", garbage).unwrap_err().to_string();
+            assert!(err.starts_with("garbage.pdf: "), "{err}");
+        }
+    }
+}
+
+#[cfg(not(feature = "pdf"))]
+#[test]
+fn without_the_pdf_feature_a_pdf_is_not_built() {
+    use rag_chunker::{DocumentType, parse_document};
+    use rag_core::{CorpusId, DocumentId, SourceBytes};
+
+    let (id, corpus) = (DocumentId::from("r"), CorpusId::from("c"));
+    let source = SourceBytes {
+        document_id: &id,
+        corpus_id: &corpus,
+        source_uri: "report.pdf",
+        bytes: b"%PDF-1.7",
+    };
+    let err = parse_document(&invariants::ctx(), DocumentType::Pdf, source).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "report.pdf: pdf is not supported by this build (rag-chunker's `pdf` feature is off)"
+    );
+}
