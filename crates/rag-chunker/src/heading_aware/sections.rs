@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use rag_core::{Chunk, ChunkError, ChunkId, Document, ParsedDocument, Rendition, RequestContext};
-use serde_json::{Map, Value, json};
+use rag_core::{Chunk, ChunkError, ChunkId, ChunkKind, Document, ParsedDocument, Rendition, RequestContext};
+use serde_json::{Map, Value};
 
 use super::HeadingAwareChunker;
 use super::counting::Counting;
@@ -101,7 +101,7 @@ impl<'a> Run<'a> {
             self.headings.pop();
         }
         let parent = self.headings.last().map(|top| top.id.clone());
-        let path = self.heading_path();
+        let metadata = ChunkKind::Heading.metadata(Some(level), self.heading_path());
         let mut units = self
             .splitter
             .units(&self.counting, range, Split::Sentences, None)?
@@ -109,10 +109,6 @@ impl<'a> Run<'a> {
         let Some(first) = units.next() else {
             return Ok(());
         };
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("heading"));
-        metadata.insert("level".into(), json!(level));
-        metadata.insert("heading_path".into(), path);
         // The heading chunk ends here: its count must be of the piece alone.
         let tokens = first.tokens_alone(&self.counting)?;
         let id = self.emitter.emit(first.start..first.end, tokens, parent, metadata);
@@ -138,8 +134,8 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn heading_path(&self) -> Value {
-        Value::Array(self.headings.iter().map(|h| Value::from(h.title.as_str())).collect())
+    fn heading_path(&self) -> Vec<&str> {
+        self.headings.iter().map(|h| h.title.as_str()).collect()
     }
 
     /// Flushes the pending body chunk: a heading or the end of the document follows, so no tail
@@ -239,9 +235,7 @@ impl<'a> Run<'a> {
             }
         };
         let parent = self.headings.last().map(|h| h.id.clone());
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("body"));
-        metadata.insert("heading_path".into(), self.heading_path());
+        let metadata = ChunkKind::Body.metadata(None, self.heading_path());
         self.emitter.emit(start..end, tokens, parent, metadata);
         self.pending.clear();
         self.offered = match why {
