@@ -24,12 +24,12 @@ pub(crate) enum Attr {
 /// The exception classes of `rag_core.errors` the native code raises.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ErrorClass {
-    ParseError,
-    ChunkError,
-    ChunkerConfigError,
-    PackerError,
-    RepackError,
-    TokenizerError,
+    Parse,
+    Chunk,
+    ChunkerConfig,
+    Packer,
+    Repack,
+    Tokenizer,
 }
 
 impl ErrorClass {
@@ -37,12 +37,12 @@ impl ErrorClass {
 
     fn name(self) -> &'static str {
         match self {
-            Self::ParseError => "ParseError",
-            Self::ChunkError => "ChunkError",
-            Self::ChunkerConfigError => "ChunkerConfigError",
-            Self::PackerError => "PackerError",
-            Self::RepackError => "RepackError",
-            Self::TokenizerError => "TokenizerError",
+            Self::Parse => "ParseError",
+            Self::Chunk => "ChunkError",
+            Self::ChunkerConfig => "ChunkerConfigError",
+            Self::Packer => "PackerError",
+            Self::Repack => "RepackError",
+            Self::Tokenizer => "TokenizerError",
         }
     }
 
@@ -102,15 +102,15 @@ pub(crate) fn parse_error(py: Python<'_>, err: &ParseError) -> PyErr {
         err.line().map(|line| ("line", Attr::Int(line))),
         err.column().map(|column| ("column", Attr::Int(column))),
     ]);
-    raise(py, ErrorClass::ParseError, err.to_string(), attrs)
+    raise(py, ErrorClass::Parse, err.to_string(), attrs)
 }
 
 /// A chunker's error: `ChunkerConfigError` (also a `ValueError`) for a configuration that cannot
 /// work, `ChunkError` otherwise, with `document_id`, `block_index`, `offset` or `tokenizer`.
 pub(crate) fn chunk_error(py: Python<'_>, err: &ChunkError) -> PyErr {
     let class = match err {
-        ChunkError::InvalidConfig { .. } => ErrorClass::ChunkerConfigError,
-        _ => ErrorClass::ChunkError,
+        ChunkError::InvalidConfig { .. } => ErrorClass::ChunkerConfig,
+        _ => ErrorClass::Chunk,
     };
     let attrs = present([
         err.document_id().map(|id| str_attr("document_id", id)),
@@ -135,11 +135,11 @@ pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
         budget.map(|budget| ("budget", Attr::Signed(budget))),
         score.map(|score| ("score", Attr::Float(score))),
     ]);
-    raise(py, ErrorClass::PackerError, err.to_string(), attrs)
+    raise(py, ErrorClass::Packer, err.to_string(), attrs)
 }
 
 /// The Repacker's error as `RepackError` (a `RetrievalError`), with `chunk_id` where one is named.
 pub(crate) fn repack_error(py: Python<'_>, err: &RepackError) -> PyErr {
     let attrs = present([err.chunk_id().map(|id| str_attr("chunk_id", id))]);
-    raise(py, ErrorClass::RepackError, err.to_string(), attrs)
+    raise(py, ErrorClass::Repack, err.to_string(), attrs)
 }

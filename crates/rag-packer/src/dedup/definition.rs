@@ -26,7 +26,7 @@ pub(super) enum Word<'a> {
 /// other than letters and digits (no UTF-8 multi-byte sequence contains an ASCII byte, so the cut
 /// is the same byte by byte). A segment of ASCII alphanumerics is one word as it stands; a segment
 /// with other characters follows the Unicode rule of [`lower_words`].
-pub(super) fn for_each_word<'t>(text: &'t str, scratch: &mut String, mut emit: impl FnMut(Word<'_>)) {
+pub(super) fn for_each_word(text: &str, scratch: &mut String, mut emit: impl FnMut(Word<'_>)) {
     let separator = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
     for segment in text.split(separator).filter(|segment| !segment.is_empty()) {
         if segment.is_ascii() {
