@@ -13,9 +13,20 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use rag_contract::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use rag_contract::testing::WordCounter;
-use rag_core::jsonl::{JsonlConfig, MissingTenant};
+use rag_core::jsonl::{JsonlConfig, MissingTenant, ParseLines};
 use rag_core::{Chunk, PackOrder, Principal, RequestContext, SelectionStrategy, TenantId, TokenCounter};
 use rag_packer::{ContextFormat, ContextPacker, PackerConfig};
+
+/// Parses a batch's lines last first, as a thread pool may finish them in any order.
+struct LastFirst;
+
+impl ParseLines for LastFirst {
+    fn parse_lines<T: Send>(&self, lines: &[(usize, &[u8])], parse: &(dyn Fn(usize, &[u8]) -> T + Sync)) -> Vec<T> {
+        let mut parsed: Vec<T> = lines.iter().rev().map(|&(index, line)| parse(index, line)).collect();
+        parsed.reverse();
+        parsed
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let &[a, b, ref rest @ ..] = data else { return };
@@ -28,15 +39,12 @@ fuzz_target!(|data: &[u8]| {
         MissingTenant::Refuse
     };
     let config = JsonlConfig::new(missing_tenant).with_max_line_bytes(8 + usize::from(a) * 4 + usize::from(b & 3));
-    // Both readers: the streaming one, and the line-by-line one the CLI runs in parallel.
+    // The one reader, with its lines parsed in order and out of order (as a thread pool may).
     let streamed = rag_core::jsonl::read_chunks(rest, "fuzz", &config);
-    let by_line: Result<Vec<Chunk>, _> = rag_core::jsonl::lines(rest)
-        .map(|(index, line)| rag_core::jsonl::parse_numbered_line(line, index, "fuzz", &config))
-        .filter_map(Result::transpose)
-        .collect();
+    let by_line = rag_core::jsonl::read_chunks_with(rest, "fuzz", &config, &LastFirst).map(|read| read.chunks);
     let chunks = match (streamed, by_line) {
         (Ok(read), Ok(chunks)) => {
-            assert_eq!(read.chunks, chunks, "both readers read the same chunks");
+            assert_eq!(read.chunks, chunks, "the order lines are parsed in changes nothing");
             for warning in &read.warnings {
                 assert!(warning.to_string().starts_with("fuzz:"), "a warning names the input: {warning}");
             }
@@ -44,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
         }
         (Err(streamed), Err(by_line)) => {
             let message = streamed.to_string();
-            assert_eq!(message, by_line.to_string(), "both readers report the same error");
+            assert_eq!(message, by_line.to_string(), "the order lines are parsed in changes no error");
             assert!(message.starts_with("fuzz:"), "the error names the input: {message}");
             let line = message.split(':').nth(1).and_then(|n| n.parse::<usize>().ok());
             let io = matches!(streamed, rag_core::jsonl::JsonlError::Io { .. });

@@ -331,15 +331,88 @@ impl Chunk {
     /// assert_eq!(chunk.heading_path(), ["Guide", "Setup"]);
     /// ```
     pub fn heading_path(&self) -> Vec<&str> {
-        match self.metadata.get("heading_path") {
+        match self.metadata.get(ChunkKind::HEADING_PATH_KEY) {
             Some(Value::Array(titles)) => titles.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         }
     }
 
+    /// What the chunk is in its document's structure, from `metadata.kind`; `None` when the
+    /// producer did not say (or said something else).
+    ///
+    /// ```
+    /// use rag_core::{Chunk, ChunkKind};
+    ///
+    /// let mut chunk = Chunk::with_content("c", "d", "t", "## Setup");
+    /// assert_eq!(chunk.kind(), None);
+    /// chunk.metadata = ChunkKind::Heading.metadata(Some(2), ["Guide"]);
+    /// assert_eq!((chunk.kind(), chunk.heading_level()), (Some(ChunkKind::Heading), Some(2)));
+    /// assert_eq!(chunk.heading_path(), ["Guide"]);
+    /// ```
+    pub fn kind(&self) -> Option<ChunkKind> {
+        match self.metadata_str(ChunkKind::KEY)? {
+            "heading" => Some(ChunkKind::Heading),
+            "body" => Some(ChunkKind::Body),
+            _ => None,
+        }
+    }
+
+    /// The level of a heading chunk (1 for `#`), from `metadata.level`; `None` when absent or not
+    /// a level.
+    pub fn heading_level(&self) -> Option<u8> {
+        let level = self.metadata.get(ChunkKind::LEVEL_KEY)?.as_u64()?;
+        u8::try_from(level).ok()
+    }
+
     /// Whether the chunk is a heading alone: `metadata.kind` is `"heading"`.
     pub fn is_heading(&self) -> bool {
-        self.metadata_str("kind") == Some("heading")
+        self.kind() == Some(ChunkKind::Heading)
+    }
+}
+
+/// What a chunk is in its document's structure, as the heading-aware chunker marks it in
+/// `metadata` (`kind`, `level` for a heading, `heading_path`): the contract between the chunker,
+/// which writes it with [`ChunkKind::metadata`], and the packer, which reads it with
+/// [`Chunk::kind`], [`Chunk::heading_level`] and [`Chunk::heading_path`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChunkKind {
+    /// A heading alone.
+    Heading,
+    /// Text under the headings of its `heading_path`.
+    Body,
+}
+
+impl ChunkKind {
+    /// The metadata key of the kind.
+    pub const KEY: &'static str = "kind";
+    /// The metadata key of a heading's level.
+    pub const LEVEL_KEY: &'static str = "level";
+    /// The metadata key of the enclosing headings' titles.
+    pub const HEADING_PATH_KEY: &'static str = "heading_path";
+
+    /// The name in `metadata.kind`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Heading => "heading",
+            Self::Body => "body",
+        }
+    }
+
+    /// The metadata of a chunk of this kind: its `level` when given (a heading's), and the titles
+    /// of the headings enclosing it, outermost first.
+    pub fn metadata<'a>(
+        self,
+        level: Option<u8>,
+        heading_path: impl IntoIterator<Item = &'a str>,
+    ) -> Map<String, Value> {
+        let mut metadata = Map::new();
+        metadata.insert(Self::KEY.into(), Value::from(self.as_str()));
+        if let Some(level) = level {
+            metadata.insert(Self::LEVEL_KEY.into(), Value::from(level));
+        }
+        let titles = heading_path.into_iter().map(Value::from).collect();
+        metadata.insert(Self::HEADING_PATH_KEY.into(), Value::Array(titles));
+        metadata
     }
 }
 

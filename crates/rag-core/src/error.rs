@@ -380,6 +380,35 @@ impl PackerError {
     }
 }
 
+/// Rendering a chunk through a context template failed: a template is checked when it is made,
+/// so what is left to fail is the chunk.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// The template shows `{content}`, and the chunk carries no text (only a `content_ref`).
+    #[error("chunk {chunk_id} has no content to render")]
+    MissingContent {
+        /// The chunk.
+        chunk_id: ChunkId,
+    },
+}
+
+impl From<RenderError> for PackerError {
+    fn from(err: RenderError) -> Self {
+        match err {
+            RenderError::MissingContent { chunk_id } => Self::MissingContent { chunk_id },
+        }
+    }
+}
+
+impl From<RenderError> for RepackError {
+    fn from(err: RenderError) -> Self {
+        match err {
+            RenderError::MissingContent { chunk_id } => Self::MissingContent { chunk_id },
+        }
+    }
+}
+
 /// The Repacker refused its configuration or input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -27,6 +27,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::io::{BufRead, Read};
+use std::ops::Range;
 
 use crate::{Chunk, TenantId};
 
@@ -247,52 +248,127 @@ fn is_missing_tenant(err: &serde_json::Error) -> bool {
 /// Reads every chunk of a JSONL stream; blank lines are skipped. Stops at the first bad line.
 ///
 /// A line longer than the configured limit is an error as soon as the limit is passed, so memory
-/// stays bounded whatever the stream holds.
-pub fn read_chunks(
+/// stays bounded whatever the stream holds. The lines are parsed one after the other; see
+/// [`read_chunks_with`] for a reader that parses them on a thread pool.
+pub fn read_chunks(reader: impl BufRead, source_name: &str, config: &JsonlConfig) -> Result<JsonlChunks, JsonlError> {
+    read_chunks_with(reader, source_name, config, &InOrder)
+}
+
+/// How a reader parses a batch of lines: one after the other ([`InOrder`]), or in parallel by a
+/// caller that has a thread pool (rag-core has none, to stay light: `ragctl` plugs in rayon).
+pub trait ParseLines {
+    /// `parse` of every line of `lines` (0-based index, bytes), the results in the order of
+    /// `lines`.
+    fn parse_lines<T: Send>(&self, lines: &[(usize, &[u8])], parse: &(dyn Fn(usize, &[u8]) -> T + Sync)) -> Vec<T>;
+}
+
+/// Lines parsed one after the other, on the calling thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InOrder;
+
+impl ParseLines for InOrder {
+    fn parse_lines<T: Send>(&self, lines: &[(usize, &[u8])], parse: &(dyn Fn(usize, &[u8]) -> T + Sync)) -> Vec<T> {
+        lines.iter().map(|&(index, line)| parse(index, line)).collect()
+    }
+}
+
+/// Bytes of lines read before a batch is parsed: large enough that a thread pool has work for
+/// every thread, small enough that a bad line early in a large stream is reported soon.
+const BATCH_BYTES: usize = 4 << 20;
+
+/// [`read_chunks`], with the lines parsed in batches by `parser`. Whatever the parser, the result
+/// is the same: the chunks in line order, or the error of the first bad line in line order.
+///
+/// ```
+/// use rag_core::jsonl::{InOrder, JsonlConfig, MissingTenant, read_chunks_with};
+///
+/// let input = "{\"id\":\"a\",\"document_id\":\"d\",\"content\":\"x\"}\n\nnot json\n";
+/// let config = JsonlConfig::new(MissingTenant::Assign("acme".into()));
+/// let err = read_chunks_with(input.as_bytes(), "in.jsonl", &config, &InOrder).unwrap_err();
+/// assert!(err.to_string().starts_with("in.jsonl:3: "));
+/// ```
+pub fn read_chunks_with(
     mut reader: impl BufRead,
     source_name: &str,
     config: &JsonlConfig,
+    parser: &impl ParseLines,
 ) -> Result<JsonlChunks, JsonlError> {
-    let mut chunks = Vec::new();
-    let mut lines = Vec::new();
-    let mut line = Vec::new();
-    let io_error = |source| JsonlError::Io {
-        source_name: source_name.to_owned(),
-        source,
-    };
+    let mut read = JsonlChunks::default();
+    let mut numbers = Vec::new();
+    let mut batch = Batch::default();
+    // One byte past the limit (plus the line break) tells a line at the limit from a longer one.
+    let cap = u64::try_from(config.max_line_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(2);
     for index in 0.. {
-        line.clear();
-        // One byte past the limit (plus the line break) tells a line at the limit from a longer one.
-        let cap = u64::try_from(config.max_line_bytes)
-            .unwrap_or(u64::MAX)
-            .saturating_add(2);
-        let read = (&mut reader).take(cap).read_until(b'\n', &mut line).map_err(io_error)?;
-        if read == 0 {
+        let start = batch.bytes.len();
+        let length = (&mut reader)
+            .take(cap)
+            .read_until(b'\n', &mut batch.bytes)
+            .map_err(|source| JsonlError::Io {
+                source_name: source_name.to_owned(),
+                source,
+            })?;
+        let end = length == 0;
+        if !end {
+            batch.lines.push((index, start..batch.bytes.len()));
+        }
+        let too_long = !end && !batch.bytes.ends_with(b"\n") && length as u64 == cap;
+        if end || too_long || batch.bytes.len() >= BATCH_BYTES {
+            // A line past the limit is reported after the lines before it, which may be bad too.
+            let last = if too_long { batch.lines.pop() } else { None };
+            batch.parse(source_name, config, parser, &mut read.chunks, &mut numbers)?;
+            if let Some((index, _)) = last {
+                return Err(JsonlError::LineTooLong {
+                    source_name: source_name.to_owned(),
+                    line: index + 1,
+                    limit: config.max_line_bytes,
+                });
+            }
+        }
+        if end {
             break;
         }
-        if !line.ends_with(b"\n") && line.len() as u64 == cap {
-            return Err(JsonlError::LineTooLong {
-                source_name: source_name.to_owned(),
-                line: index + 1,
-                limit: config.max_line_bytes,
-            });
-        }
-        if let Some(chunk) = parse_numbered_line(&line, index, source_name, config)? {
-            chunks.push(chunk);
-            lines.push(index + 1);
-        }
     }
-    let warnings = field_name_warnings(lines.into_iter().zip(&chunks), source_name);
-    Ok(JsonlChunks { chunks, warnings })
+    read.warnings = field_name_warnings(numbers.into_iter().zip(&read.chunks), source_name);
+    Ok(read)
 }
 
-/// The lines of a whole JSONL input held in memory, each with its 0-based index, for callers that
-/// parse them in parallel with [`parse_numbered_line`] (the first error in line order is the one
-/// [`read_chunks`] would report).
-pub fn lines(input: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let input = input.strip_suffix(b"\n").unwrap_or(input);
-    let empty = input.is_empty();
-    input.split(|&b| b == b'\n').enumerate().filter(move |_| !empty)
+/// Lines read and not parsed yet: their bytes one after the other, and each line's 0-based index
+/// and range.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<(usize, Range<usize>)>,
+}
+
+impl Batch {
+    /// Parses the batch's lines with `parser` into `chunks` (and their 1-based line numbers into
+    /// `numbers`), then empties it; the first bad line in line order is the error.
+    fn parse(
+        &mut self,
+        source_name: &str,
+        config: &JsonlConfig,
+        parser: &impl ParseLines,
+        chunks: &mut Vec<Chunk>,
+        numbers: &mut Vec<usize>,
+    ) -> Result<(), JsonlError> {
+        let lines: Vec<(usize, &[u8])> = self
+            .lines
+            .iter()
+            .map(|(index, range)| (*index, &self.bytes[range.clone()]))
+            .collect();
+        let parse = |index: usize, line: &[u8]| parse_numbered_line(line, index, source_name, config);
+        for ((index, _), parsed) in lines.iter().zip(parser.parse_lines(&lines, &parse)) {
+            if let Some(chunk) = parsed? {
+                chunks.push(chunk);
+                numbers.push(index + 1);
+            }
+        }
+        self.bytes.clear();
+        self.lines.clear();
+        Ok(())
+    }
 }
 
 /// One line of a JSONL stream (0-based `index`, with or without its line break) as [`read_chunks`]
@@ -398,7 +474,7 @@ mod tests {
     }
 
     #[test]
-    fn in_memory_lines_read_like_the_stream() {
+    fn edge_cases_read_alike_whatever_the_parse_order() {
         let inputs: [&[u8]; 9] = [
             b"",
             b"\n",
@@ -415,12 +491,10 @@ mod tests {
             let streamed = read_chunks(input, "in", &config)
                 .map(|read| read.chunks)
                 .map_err(|e| e.to_string());
-            let in_memory: Result<Vec<Chunk>, String> = lines(input)
-                .map(|(i, line)| parse_numbered_line(line, i, "in", &config))
-                .filter_map(Result::transpose)
-                .collect::<Result<_, _>>()
+            let last_first = read_chunks_with(input, "in", &config, &LastFirst)
+                .map(|read| read.chunks)
                 .map_err(|e| e.to_string());
-            assert_eq!(streamed, in_memory, "{input:?}");
+            assert_eq!(streamed, last_first, "{input:?}");
         }
     }
 
@@ -543,5 +617,69 @@ mod tests {
         let mut known = CHUNK_FIELDS.to_vec();
         known.sort_unstable();
         assert_eq!(written, known, "CHUNK_FIELDS lists exactly the fields a chunk writes");
+    }
+
+    /// Parses a batch's lines last first, as a thread pool may finish them in any order.
+    struct LastFirst;
+
+    impl ParseLines for LastFirst {
+        fn parse_lines<T: Send>(&self, lines: &[(usize, &[u8])], parse: &(dyn Fn(usize, &[u8]) -> T + Sync)) -> Vec<T> {
+            let mut parsed: Vec<T> = lines.iter().rev().map(|&(index, line)| parse(index, line)).collect();
+            parsed.reverse();
+            parsed
+        }
+    }
+
+    fn line(id: usize) -> String {
+        format!(
+            "{{\"id\":\"c{id}\",\"document_id\":\"d\",\"content\":\"{}\"}}\n",
+            "x".repeat(200)
+        )
+    }
+
+    #[test]
+    fn lines_parsed_in_any_order_and_over_several_batches_read_the_same() {
+        // Over two batches of BATCH_BYTES, with a blank line and a misspelt field in the second.
+        let count = BATCH_BYTES / line(0).len() + 100;
+        let mut input: String = (0..count).map(line).collect();
+        input.push_str("\n{\"id\":\"last\",\"document_id\":\"d\",\"content\":\"y\",\"tokenCount\":3}");
+        let in_order = read_chunks(input.as_bytes(), "in.jsonl", &assign("acme")).unwrap();
+        let last_first = read_chunks_with(input.as_bytes(), "in.jsonl", &assign("acme"), &LastFirst).unwrap();
+        assert_eq!(in_order, last_first);
+        assert_eq!(in_order.chunks.len(), count + 1);
+        assert_eq!(in_order.chunks[count].id.as_str(), "last");
+        assert_eq!(
+            in_order.warnings[0].to_string(),
+            format!(
+                "in.jsonl:{}: unknown field `tokenCount` is read as an extra field, not as `token_count`",
+                count + 2
+            )
+        );
+    }
+
+    #[test]
+    fn the_first_bad_line_is_the_error_whatever_the_parse_order_or_the_batch() {
+        let count = BATCH_BYTES / line(0).len() + 100;
+        let mut input: String = (0..count).map(line).collect();
+        // A bad line in the second batch, then one too long for the limit: the first one counts.
+        input.push_str("{\"id\":\"bad\"}\n");
+        input.push_str(&"z".repeat(400));
+        input.push('\n');
+        let config = assign("acme").with_max_line_bytes(300);
+        let expected = format!("in.jsonl:{}: ", count + 1);
+        for err in [
+            read_chunks(input.as_bytes(), "in.jsonl", &config).unwrap_err(),
+            read_chunks_with(input.as_bytes(), "in.jsonl", &config, &LastFirst).unwrap_err(),
+        ] {
+            assert!(matches!(err, JsonlError::InvalidLine { .. }), "{err}");
+            assert!(err.to_string().starts_with(&expected), "{err}");
+        }
+        // Without the bad line, the long one is the error, after every line before it parsed.
+        let input = input.replace("{\"id\":\"bad\"}\n", "");
+        let err = read_chunks_with(input.as_bytes(), "in.jsonl", &config, &LastFirst).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("in.jsonl:{}: line is longer than the limit of 300 bytes", count + 1)
+        );
     }
 }

@@ -29,10 +29,10 @@ mod packed;
 mod provenance;
 mod spi;
 
-pub use chunk::{CHUNK_FIELDS, Chunk, ExtraFieldError, MissingContentError, TrustLevel};
+pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
-pub use error::{ChunkError, Error, PackerError, ParseError, RepackError, RetrievalError};
+pub use error::{ChunkError, Error, PackerError, ParseError, RenderError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
     ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, Scoring,

@@ -26,9 +26,7 @@ pub(crate) fn has_sections(chunks: &[Chunk], candidates: &[usize]) -> bool {
 /// `metadata.kind` is `"heading"` or `"body"`. Such chunks are sections of documents, valued by
 /// rank under [`Objective::Auto`](crate::Objective::Auto) even when no heading was retrieved.
 pub(crate) fn are_sections_of_documents(chunks: &[Chunk], candidates: &[usize]) -> bool {
-    candidates
-        .iter()
-        .any(|&i| matches!(chunks[i].metadata_str("kind"), Some("heading" | "body")))
+    candidates.iter().any(|&i| chunks[i].kind().is_some())
 }
 
 /// The position (in `chunks`) of each candidate's parent, when the parent is itself a candidate of

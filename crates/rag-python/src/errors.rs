@@ -2,12 +2,15 @@
 //!
 //! The exception classes are written in Python (`rag_core/errors.py`), so that they can inherit
 //! from two bases (`ChunkerConfigError` is a `ChunkError` and a `ValueError`, as the seed's
-//! constructor promises) and carry docstrings; this module looks them up when it raises one. The
-//! message is the Rust error's message, and the fields a caller may want to act on (`chunk_id`,
+//! constructor promises) and carry docstrings; this module looks each one up once, the first time
+//! it raises it, and keeps the class (a raise is then a call, not an import and an attribute
+//! lookup). The message is the Rust error's message, and the fields a caller may want to act on (`chunk_id`,
 //! `document_id`, `offset`, ...) are attributes of the exception.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
 use rag_core::{ChunkError, PackerError, ParseError, RepackError};
 
 /// One attribute value of an exception.
@@ -18,10 +21,42 @@ pub(crate) enum Attr {
     Float(f64),
 }
 
+/// The exception classes of `rag_core.errors` the native code raises.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ErrorClass {
+    Parse,
+    Chunk,
+    ChunkerConfig,
+    Packer,
+    Repack,
+    Tokenizer,
+}
+
+impl ErrorClass {
+    const COUNT: usize = 6;
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Parse => "ParseError",
+            Self::Chunk => "ChunkError",
+            Self::ChunkerConfig => "ChunkerConfigError",
+            Self::Packer => "PackerError",
+            Self::Repack => "RepackError",
+            Self::Tokenizer => "TokenizerError",
+        }
+    }
+
+    /// The class, imported the first time it is needed.
+    fn get(self, py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+        static CLASSES: [PyOnceLock<Py<PyType>>; ErrorClass::COUNT] = [const { PyOnceLock::new() }; ErrorClass::COUNT];
+        CLASSES[self as usize].import(py, "rag_core.errors", self.name())
+    }
+}
+
 /// An instance of `rag_core.errors.<class>` with `message` and `attrs`, as a `PyErr`.
-pub(crate) fn raise(py: Python<'_>, class: &str, message: String, attrs: Vec<(&str, Attr)>) -> PyErr {
+pub(crate) fn raise(py: Python<'_>, class: ErrorClass, message: String, attrs: Vec<(&str, Attr)>) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let cls = py.import("rag_core.errors")?.getattr(class)?;
+        let cls = class.get(py)?;
         let instance = cls.call1((message.clone(),))?;
         for (name, value) in attrs {
             match value {
@@ -67,15 +102,15 @@ pub(crate) fn parse_error(py: Python<'_>, err: &ParseError) -> PyErr {
         err.line().map(|line| ("line", Attr::Int(line))),
         err.column().map(|column| ("column", Attr::Int(column))),
     ]);
-    raise(py, "ParseError", err.to_string(), attrs)
+    raise(py, ErrorClass::Parse, err.to_string(), attrs)
 }
 
 /// A chunker's error: `ChunkerConfigError` (also a `ValueError`) for a configuration that cannot
 /// work, `ChunkError` otherwise, with `document_id`, `block_index`, `offset` or `tokenizer`.
 pub(crate) fn chunk_error(py: Python<'_>, err: &ChunkError) -> PyErr {
     let class = match err {
-        ChunkError::InvalidConfig { .. } => "ChunkerConfigError",
-        _ => "ChunkError",
+        ChunkError::InvalidConfig { .. } => ErrorClass::ChunkerConfig,
+        _ => ErrorClass::Chunk,
     };
     let attrs = present([
         err.document_id().map(|id| str_attr("document_id", id)),
@@ -100,11 +135,11 @@ pub(crate) fn packer_error(py: Python<'_>, err: &PackerError) -> PyErr {
         budget.map(|budget| ("budget", Attr::Signed(budget))),
         score.map(|score| ("score", Attr::Float(score))),
     ]);
-    raise(py, "PackerError", err.to_string(), attrs)
+    raise(py, ErrorClass::Packer, err.to_string(), attrs)
 }
 
 /// The Repacker's error as `RepackError` (a `RetrievalError`), with `chunk_id` where one is named.
 pub(crate) fn repack_error(py: Python<'_>, err: &RepackError) -> PyErr {
     let attrs = present([err.chunk_id().map(|id| str_attr("chunk_id", id))]);
-    raise(py, "RepackError", err.to_string(), attrs)
+    raise(py, ErrorClass::Repack, err.to_string(), attrs)
 }

@@ -224,7 +224,7 @@ selection_primitive!(
     optimal_select,
     |py: Python<'_>, items, budget, max| py
         .detach(|| rag_packer::optimal_select(items, budget, max))
-        .map_err(|e| errors::raise(py, "PackerError", e.to_string(), Vec::new()))
+        .map_err(|e| errors::raise(py, errors::ErrorClass::Packer, e.to_string(), Vec::new()))
 );
 
 /// Numeric disagreements and trust mismatches among `chunks` (advisory).

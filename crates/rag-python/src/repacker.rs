@@ -55,7 +55,9 @@ impl PyContextConfig {
     /// `chunk` rendered through the template.
     fn render(&self, py: Python<'_>, chunk: &Bound<'_, PyChunk>) -> PyResult<String> {
         let chunk = chunk.borrow().to_rust(py)?;
-        self.inner.render(&chunk).map_err(|e| errors::repack_error(py, &e))
+        self.inner
+            .render(&chunk)
+            .map_err(|e| errors::repack_error(py, &RepackError::from(e)))
     }
 
     fn __repr__(&self) -> String {

@@ -244,7 +244,7 @@ pub(crate) fn counter_error(py: Python<'_>, err: &ChunkError) -> PyErr {
     match err {
         ChunkError::Tokenizer { tokenizer, .. } => errors::raise(
             py,
-            "TokenizerError",
+            errors::ErrorClass::Tokenizer,
             err.to_string(),
             vec![("tokenizer", errors::Attr::Str(tokenizer.clone()))],
         ),
@@ -256,7 +256,7 @@ pub(crate) fn counter_error(py: Python<'_>, err: &ChunkError) -> PyErr {
 pub(crate) fn tokenizer_error(py: Python<'_>, err: &TokenizerError) -> PyErr {
     errors::raise(
         py,
-        "TokenizerError",
+        errors::ErrorClass::Tokenizer,
         err.to_string(),
         vec![("tokenizer", errors::Attr::Str(err.tokenizer.clone()))],
     )

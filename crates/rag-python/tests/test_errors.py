@@ -31,6 +31,23 @@ def test_hierarchy():
         assert issubclass(cls, RagError)
 
 
+def test_the_exception_classes_are_looked_up_once(ctx, monkeypatch):
+    import rag_core.errors
+
+    ok = Chunk("a", "d", ctx.tenant_id, "text", score=0.5)
+    with pytest.raises(PackerError):
+        ContextPacker().pack_blocking(ctx, [ok], 0)
+
+    class Impostor(Exception):
+        pass
+
+    # The native module keeps the class it found the first time, not the module's attribute.
+    monkeypatch.setattr(rag_core.errors, "PackerError", Impostor)
+    with pytest.raises(PackerError) as caught:
+        ContextPacker().pack_blocking(ctx, [ok], 0)
+    assert type(caught.value) is PackerError and not isinstance(caught.value, Impostor)
+
+
 def test_invalid_utf8_names_the_file_and_offset(ctx):
     with pytest.raises(ParseError) as caught:
         parse_document(ctx, b"# Title\n\nok \xff bad", source_uri="docs/a.md")

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use rag_core::Chunk;
-use rag_core::jsonl::{FieldNameWarning, JsonlConfig, JsonlError};
+use rag_core::jsonl::{FieldNameWarning, JsonlConfig, JsonlError, ParseLines, read_chunks_with};
 use rayon::prelude::*;
 
 /// The error of an input that is larger than its limit.
@@ -87,9 +87,9 @@ pub(crate) fn read_file_limited(path: &Path, name: &str, limit: u64, flag: &'sta
 
 /// The chunks of a JSONL input (a file, or stdin for `-`) and the warnings about its field names.
 ///
-/// The input is read whole (within `max_input_bytes`), then its lines are parsed in parallel:
-/// parsing dominates a large `pack`, and lines are independent. The error is the one
-/// `rag_core::jsonl::read_chunks` gives: the first bad line in line order.
+/// The input is read whole (within `max_input_bytes`), then handed to the one reader,
+/// `rag_core::jsonl::read_chunks_with`, which parses its lines on rayon's pool: parsing dominates a
+/// large `pack`, and lines are independent.
 pub(crate) fn read_jsonl(
     path: &Path,
     config: &JsonlConfig,
@@ -105,39 +105,43 @@ pub(crate) fn read_jsonl(
         let input = read_file_limited(path, &name, max_input_bytes, FLAG)?;
         (name, input)
     };
-    let lines: Vec<(usize, &[u8])> = rag_core::jsonl::lines(&input).collect();
-    let parsed: Vec<_> = lines
-        .into_par_iter()
-        .map(|(index, line)| {
-            (
-                index + 1,
-                line,
-                rag_core::jsonl::parse_numbered_line(line, index, &name, config),
-            )
-        })
-        .collect();
-    let mut chunks = Vec::with_capacity(parsed.len());
-    let mut numbers = Vec::with_capacity(parsed.len());
-    for (number, line, chunk) in parsed {
-        match chunk {
-            Ok(Some(chunk)) => {
-                chunks.push(chunk);
-                numbers.push(number);
-            }
-            Ok(None) => {}
-            Err(err @ JsonlError::InvalidLine { .. }) if chunks.is_empty() && !starts_as_object(line) => {
-                // The first chunk line is not even an object: the whole input is likely in another
-                // format, most often `ragctl chunk`'s default text report redirected to a file.
-                return Err(anyhow::anyhow!(
-                    "{err} (the input is not JSONL: each line must be one chunk as a JSON object; \
-                     `ragctl chunk --format jsonl` writes that)"
-                ));
-            }
-            Err(err) => return Err(err.into()),
+    match read_chunks_with(&input[..], &name, config, &OnThePool) {
+        Ok(read) => Ok((read.chunks, read.warnings)),
+        Err(err @ JsonlError::InvalidLine { line, .. }) if is_first_and_no_object(&input, line) => {
+            // The first chunk line is not even an object: the whole input is likely in another
+            // format, most often `ragctl chunk`'s default text report redirected to a file.
+            Err(anyhow::anyhow!(
+                "{err} (the input is not JSONL: each line must be one chunk as a JSON object; \
+                 `ragctl chunk --format jsonl` writes that)"
+            ))
         }
+        Err(err) => Err(err.into()),
     }
-    let warnings = rag_core::jsonl::field_name_warnings(numbers.into_iter().zip(&chunks), &name);
-    Ok((chunks, warnings))
+}
+
+/// JSONL lines parsed on rayon's pool.
+struct OnThePool;
+
+impl ParseLines for OnThePool {
+    fn parse_lines<T: Send>(&self, lines: &[(usize, &[u8])], parse: &(dyn Fn(usize, &[u8]) -> T + Sync)) -> Vec<T> {
+        lines.par_iter().map(|&(index, line)| parse(index, line)).collect()
+    }
+}
+
+/// Whether 1-based `line` of `input` is its first line that is not blank, and does not open a
+/// JSON object.
+fn is_first_and_no_object(input: &[u8], line: usize) -> bool {
+    let mut lines = input.split(|&b| b == b'\n').enumerate();
+    // Blank as the reader sees it: white space alone, after a byte-order mark on the first line.
+    let before_are_blank = lines.by_ref().take(line.saturating_sub(1)).all(|(index, l)| {
+        let l = if index == 0 {
+            l.strip_prefix(b"\xef\xbb\xbf").unwrap_or(l)
+        } else {
+            l
+        };
+        std::str::from_utf8(l).is_ok_and(|text| text.trim().is_empty())
+    });
+    before_are_blank && lines.next().is_some_and(|(_, l)| !starts_as_object(l))
 }
 
 /// Whether `line` opens a JSON object, after a byte-order mark and white space.

@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use rag_core::{Chunk, ChunkError, ChunkId, Document, ParsedDocument, Rendition, RequestContext};
-use serde_json::{Map, Value, json};
+use rag_core::{Chunk, ChunkError, ChunkId, ChunkKind, Document, ParsedDocument, Rendition, RequestContext};
+use serde_json::{Map, Value};
 
 use super::HeadingAwareChunker;
 use super::counting::{Counting, Stretch};
@@ -163,10 +163,9 @@ impl<'a> Run<'a> {
         path: Value,
         parent: Option<ChunkId>,
     ) -> Result<ChunkId, ChunkError> {
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("heading"));
-        metadata.insert("level".into(), json!(level));
-        metadata.insert("heading_path".into(), path);
+        // The path was taken when the heading opened (a held heading is emitted later).
+        let mut metadata = ChunkKind::Heading.metadata(Some(level), std::iter::empty());
+        metadata.insert(ChunkKind::HEADING_PATH_KEY.into(), path);
         let tokens = first.tokens_alone(&self.counting)?;
         Ok(self.emitter.emit(first.start..first.end, tokens, parent, metadata))
     }
@@ -383,10 +382,7 @@ impl<'a> Run<'a> {
 
     /// The metadata of the pending body chunk, with the path of every open heading.
     fn chunk_metadata(&self) -> Map<String, Value> {
-        let mut metadata = Map::new();
-        metadata.insert("kind".into(), json!("body"));
-        metadata.insert("heading_path".into(), self.heading_path(self.headings.len()));
-        metadata
+        ChunkKind::Body.metadata(None, self.headings.iter().map(|h| h.title.as_str()))
     }
 }
 

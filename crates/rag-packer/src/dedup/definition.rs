@@ -8,8 +8,6 @@ use std::collections::BTreeSet;
 
 use sha2::{Digest, Sha256};
 
-use super::scanner::{Segments, word_bits};
-
 /// One normalised word, as [`for_each_word`] yields it.
 #[derive(Clone, Copy)]
 pub(super) enum Word<'a> {
@@ -23,19 +21,14 @@ pub(super) enum Word<'a> {
 /// Calls `emit` with each word of the [normalised](normalise) form of `text`, in order.
 ///
 /// This is the one definition of the words: [`normalise`] joins what it yields, and the dedup
-/// hashes the same words (see `scanner::push_word_hashes`). The text is cut into *segments* at ASCII
-/// separators (no UTF-8 multi-byte sequence contains an ASCII byte, so these are character
-/// boundaries), found with the scanner's [`Segments`]. A segment of ASCII alphanumerics is one word as it
-/// stands; a segment with other characters follows the Unicode rule of [`lower_words`].
-pub(super) fn for_each_word<'t>(
-    text: &'t str,
-    scratch: &mut String,
-    bits: &mut Vec<u64>,
-    mut emit: impl FnMut(Word<'_>),
-) {
-    word_bits(text.as_bytes(), bits);
-    for (start, end) in Segments::new(bits, text.len()) {
-        let segment: &'t str = &text[start..end];
+/// hashes the same words (see `scanner::push_word_hashes`, which finds the segments eight bytes
+/// at a time and is tested against this). The text is cut into *segments* at ASCII characters
+/// other than letters and digits (no UTF-8 multi-byte sequence contains an ASCII byte, so the cut
+/// is the same byte by byte). A segment of ASCII alphanumerics is one word as it stands; a segment
+/// with other characters follows the Unicode rule of [`lower_words`].
+pub(super) fn for_each_word(text: &str, scratch: &mut String, mut emit: impl FnMut(Word<'_>)) {
+    let separator = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
+    for segment in text.split(separator).filter(|segment| !segment.is_empty()) {
         if segment.is_ascii() {
             emit(Word::Ascii(segment));
         } else {
@@ -97,8 +90,8 @@ pub(super) fn latin1_lower(c: char) -> Option<char> {
 /// ```
 pub fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let (mut scratch, mut bits) = (String::new(), Vec::new());
-    for_each_word(text, &mut scratch, &mut bits, |word| {
+    let mut scratch = String::new();
+    for_each_word(text, &mut scratch, |word| {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -123,8 +116,8 @@ pub fn normalise(text: &str) -> String {
 /// ```
 pub fn normalised_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
-    let (mut scratch, mut bits) = (String::new(), Vec::new());
-    for_each_word(text, &mut scratch, &mut bits, |word| {
+    let mut scratch = String::new();
+    for_each_word(text, &mut scratch, |word| {
         words.push(match word {
             Word::Ascii(w) => w.to_ascii_lowercase(),
             Word::Lower(w) => w.to_owned(),

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use rustc_hash::FxBuildHasher;
 
 use super::DedupVerdict;
+use super::blocks::BLOCK_TEXTS;
 use super::definition::normalise;
-use super::prepare::{BLOCK_TEXTS, Block};
+use super::prepare::Block;
 
 /// Groups equal normalised texts by the keys of the per-text pass, taking the texts in `order`:
 /// returns, per position `p`, the first position whose text has the same normalised text (`p`

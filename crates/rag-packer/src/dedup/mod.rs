@@ -44,10 +44,11 @@ use std::sync::atomic::AtomicBool;
 
 use rag_core::PackerError;
 
+pub(crate) use blocks::PARALLEL_MIN_BYTES;
 pub use definition::{content_hash, jaccard, normalise, normalised_words, shingles};
 pub(crate) use near::NearFallback;
-pub(crate) use prepare::PARALLEL_MIN_BYTES;
 
+mod blocks;
 mod definition;
 mod exact;
 mod hashing;

@@ -6,9 +6,10 @@
 
 use rayon::prelude::*;
 
-use super::prepare::{BLOCK_TEXTS, PARALLEL_MIN_BYTES, Scratch};
+use super::blocks::{BLOCK_TEXTS, PARALLEL_MIN_BYTES};
 use super::scanner::push_word_hashes;
 use super::shingling::push_shingles;
+use super::table::TokenSet;
 
 /// How many leading tokens (in the global order) of a set of `len` tokens prefix filtering needs.
 ///
@@ -50,12 +51,13 @@ impl CommonShingles {
     pub(super) fn sample(texts: &[Option<&str>], shingle_size: usize) -> Self {
         let sampled: Vec<&str> = texts.iter().step_by(Self::SAMPLE_EVERY).flatten().copied().collect();
         let shingles_of = |group: &[&str]| {
-            let mut scratch = Scratch::default();
+            let (mut words, mut lower, mut bits, mut seen) =
+                (Vec::new(), String::new(), Vec::new(), TokenSet::default());
             let mut tokens = Vec::new();
             for text in group {
-                scratch.words.clear();
-                push_word_hashes(text, &mut scratch.lower, &mut scratch.bits, &mut scratch.words);
-                push_shingles(&scratch.words, shingle_size, &mut scratch.seen, &mut tokens);
+                words.clear();
+                push_word_hashes(text, &mut lower, &mut bits, &mut words);
+                push_shingles(&words, shingle_size, &mut seen, &mut tokens);
             }
             tokens
         };

@@ -7,20 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use super::blocks::{BLOCK_TEXTS, PARALLEL_MIN_BYTES};
 use super::hashing::sequence_key;
 use super::prefix::{ArrangeScratch, CommonShingles, move_prefix_first, prefix_len};
 use super::scanner::push_word_hashes;
 use super::shingling::push_shingles;
 use super::table::TokenSet;
-
-/// Texts per unit of work of the per-text pass. Blocks are cut by position, never by which thread
-/// runs them, and each block's result depends only on its texts, so the result is the same
-/// whatever the scheduling (and the same as on one thread).
-pub(super) const BLOCK_TEXTS: usize = 128;
-
-/// Below this much text the per-text pass stays on the calling thread: handing out the work would
-/// cost about as much as it saves.
-pub(crate) const PARALLEL_MIN_BYTES: usize = 256 * 1024;
 
 /// What the per-text pass found for a block of [`BLOCK_TEXTS`] consecutive texts.
 #[derive(Default)]

@@ -204,7 +204,7 @@ mod tests {
     /// The general path's word hashes: what the ASCII fast path must reproduce.
     fn general_word_hashes(text: &str) -> Vec<u64> {
         let mut hashes = Vec::new();
-        for_each_word(text, &mut String::new(), &mut Vec::new(), |word| {
+        for_each_word(text, &mut String::new(), |word| {
             hashes.push(match word {
                 Word::Ascii(w) => hash_word(w.as_bytes(), ASCII_LOWER),
                 Word::Lower(w) => hash_word(w.as_bytes(), 0),

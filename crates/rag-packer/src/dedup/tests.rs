@@ -5,9 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use proptest::prelude::*;
 
+use super::blocks::PARALLEL_MIN_BYTES;
 use super::hashing::finish;
 use super::near::PARALLEL_MIN_HINTS;
-use super::prepare::PARALLEL_MIN_BYTES;
 use super::*;
 
 /// The definition, pair by pair, with the public string functions: what the index must equal.

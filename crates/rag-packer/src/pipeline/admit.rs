@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use rag_core::{Chunk, PackerError, RequestContext, Scoring};
 
-use super::PackerConfig;
+use super::config::PackerConfig;
 use crate::score::{given_scoring, relevance_floor, score_missing};
 use crate::validate::{HeldLabels, check_tenant, validate_budget};
 

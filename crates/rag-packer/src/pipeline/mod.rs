@@ -1,13 +1,13 @@
 //! The orchestrator: [`ContextPacker`] runs the stages in order and accounts for every chunk.
 
 mod admit;
+mod candidates;
 mod config;
 mod context;
 mod drops;
 mod plan;
 
 use std::borrow::Cow;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rag_core::{
     Chunk, ConflictAnnotation, DroppedChunk, PackedContext, Packer, PackerError, RequestContext, async_trait,
@@ -15,9 +15,10 @@ use rag_core::{
 use tracing::field::Empty;
 
 use self::admit::{Request, admit, admit_borrowed};
+use self::candidates::candidates;
 pub use self::config::PackerConfig;
-use self::context::plan_context;
-use self::plan::{Plan, candidates, plan};
+use self::context::Rendered;
+use self::plan::{Counted, Plan, plan};
 use crate::conflicts::detect_conflicts;
 use crate::render::ContextFormat;
 
@@ -103,7 +104,12 @@ impl ContextPacker {
 
     /// The stages after admission, on owned chunks the principal may all see.
     fn pack_admitted(&self, chunks: Vec<Chunk>, request: Request) -> Result<PackedContext, PackerError> {
-        let plan = plan(&self.config, &chunks, candidates(&self.config, &chunks, &request)?)?;
+        let (plan, ()) = plan(
+            &self.config,
+            &chunks,
+            candidates(&self.config, &chunks, &request)?,
+            self.counted(&chunks),
+        )?;
         let (packed, dropped, plan) = plan.hand_over(chunks);
         let conflicts = self.conflicts(&packed);
         Ok(self.assemble(packed, dropped, conflicts, plan, request))
@@ -147,7 +153,12 @@ impl ContextPacker {
                 (Cow::Owned(chunks), request) => return self.pack_admitted(chunks, request),
                 (Cow::Borrowed(chunks), request) => (chunks, request),
             };
-            let mut plan = plan(&self.config, chunks, candidates(&self.config, chunks, &request)?)?;
+            let (mut plan, ()) = plan(
+                &self.config,
+                chunks,
+                candidates(&self.config, chunks, &request)?,
+                self.counted(chunks),
+            )?;
             let packed: Vec<Chunk> = plan.packed.iter().map(|&i| chunks[i].clone()).collect();
             // Conflict detection reads the packed chunks only: it runs while the ids are cloned.
             let (conflicts, dropped) = rayon::join(|| self.conflicts(&packed), || plan.clone_dropped(chunks));
@@ -201,11 +212,11 @@ impl ContextPacker {
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
             let (chunks, request) = admit(&self.config, ctx, chunks, budget)?;
-            let (plan, text, excerpts) = plan_context(
+            let (plan, (text, excerpts)) = plan(
                 &self.config,
-                format,
                 &chunks,
                 candidates(&self.config, &chunks, &request)?,
+                Rendered::new(&self.config, format, &chunks),
             )?;
             let (packed, dropped, plan) = plan.hand_over(chunks);
             let conflicts = self.conflicts(&packed);
@@ -214,6 +225,14 @@ impl ContextPacker {
             result.excerpts = excerpts;
             Ok(result)
         })
+    }
+
+    /// The seed's fit for `chunks`: the sum of their counts.
+    fn counted<'a>(&'a self, chunks: &'a [Chunk]) -> Counted<'a> {
+        Counted {
+            config: &self.config,
+            chunks,
+        }
     }
 
     /// Runs `pack` inside the `rag.pack` span and records its outcome there.
@@ -262,10 +281,11 @@ impl ContextPacker {
         result
     }
 
-    /// Stage 8: conflicts among the packed chunks. Advisory, so a failure must not lose the pack.
+    /// Stage 8: conflicts among the packed chunks (advisory notes; the detector cannot fail on
+    /// any input, so a panic in it is a bug and is not caught).
     fn conflicts(&self, packed: &[Chunk]) -> Vec<ConflictAnnotation> {
         if self.config.detect_conflicts {
-            conflicts_or_none(packed)
+            detect_conflicts(packed)
         } else {
             Vec::new()
         }
@@ -311,20 +331,6 @@ impl Default for ContextPacker {
 impl Packer for ContextPacker {
     async fn pack(&self, ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
         self.pack_blocking(ctx, chunks, budget)
-    }
-}
-
-/// Conflict detection with its failures contained: a panic in it becomes a warning and no notes.
-fn conflicts_or_none(packed: &[Chunk]) -> Vec<ConflictAnnotation> {
-    match catch_unwind(AssertUnwindSafe(|| detect_conflicts(packed))) {
-        Ok(conflicts) => conflicts,
-        Err(_) => {
-            tracing::warn!(
-                target: "rag.pack",
-                "conflict detection failed; the pack is returned without conflict annotations"
-            );
-            Vec::new()
-        }
     }
 }
 

@@ -1,24 +1,18 @@
-//! The stage list on borrowed chunks: where every chunk goes, by position.
+//! Stages 6 and 7 and the accounting: the one driver that selects, orders and fits the
+//! candidates, and the [`Plan`] it makes.
 //!
-//! The chunks are the admitted ones (see `admit.rs`): those the principal may see, scored by the
-//! policy when the packer has the query. [`candidates`] runs the stages up to dedup, [`plan`] the
-//! selection and the order after them. No stage moves a chunk: each works on positions, so that
-//! no chunk (several hundred bytes each) is moved more than once, at the hand-over.
+//! What "fits" means is the [`Fit`]: by the sum of the chunks' counts (the seed's pipeline,
+//! [`Counted`]), or by the exact count of the rendered text (see `context.rs`). The driver runs
+//! rounds of select, arrange, measure: with counts one round settles it, since the counts add up
+//! and the selection was made within the room they leave; a rendering is corrected round by round.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackOrder, PackerError, SelectionStrategy};
 
-use rag_core::{Chunk, DropReason, PackOrder, PackerError, SelectionStrategy};
-
-use super::PackerConfig;
-use super::admit::Request;
-use super::drops::{Outcome, drop_reasons};
-use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
+use super::candidates::{Candidates, Fate};
+use super::config::PackerConfig;
+use super::drops::drop_reasons;
 use crate::order::{arrange, arrange_custom};
-use crate::rank::rank_by;
-use crate::sections::{Sections, are_sections_of_documents, has_sections, lift_to_headings};
-use crate::select::{Selection, SelectionItem, select, valued};
-use crate::validate::{Checked, validate_chunks};
+use crate::select::{SelectionItem, select, valued};
 
 /// Where every chunk goes, by input position.
 pub(super) struct Plan {
@@ -33,276 +27,269 @@ pub(super) struct Plan {
     pub(super) notes: Vec<String>,
 }
 
-/// Why a candidate left before selection.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Early {
-    /// A heading whose section's chunks are candidates (see [`crate::sections`]).
-    HeadingOnly,
-    /// Its score is not above the relevance floor.
-    NotRelevant,
-    /// Dedup dropped it; `of` indexes `Candidates::priority`.
-    Duplicate(DedupVerdict),
+/// A selection arranged and measured.
+pub(super) struct Fitted<T> {
+    /// The selected chunks (input positions) in their final order.
+    pub(super) ordered: Vec<usize>,
+    /// What the pack costs with them, pinned chunks included.
+    pub(super) tokens: usize,
+    /// What the fit made besides (the rendered text).
+    pub(super) output: T,
 }
 
-/// What stages 1 to 5 found, by input position: the candidates selection chooses from.
-pub(super) struct Candidates {
-    pub(super) budget: usize,
-    pub(super) checked: Vec<Checked>,
-    /// The score each chunk ranks by: its own, or its section heading's when that is higher.
-    pub(super) scores: Vec<f64>,
-    /// The pinned chunks, in input order.
-    pub(super) pinned: Vec<usize>,
-    pub(super) pinned_tokens: usize,
-    /// The budget the pinned chunks leave.
-    pub(super) room: usize,
-    /// Every other chunk, best first.
-    pub(super) ranked: Vec<usize>,
-    /// Why a ranked chunk left before selection, if it did.
-    pub(super) early: Vec<Option<Early>>,
-    /// The ranked chunks still in the running, best first.
-    pub(super) eligible: Vec<usize>,
-    /// Pinned, then the ranked chunks that reached dedup: what a dedup verdict's `of` indexes.
-    pub(super) priority: Vec<usize>,
-    /// The section structure, when the chunks carry one and the packer is section-aware.
-    pub(super) sections: Option<Sections>,
-    /// Whether the candidates are sections of documents and the packer is section-aware (for
-    /// [`Objective::Auto`](crate::Objective::Auto)).
-    pub(super) of_sections: bool,
-    /// A candidate is dropped as not relevant unless its score is above this.
-    pub(super) relevance_floor: Option<f64>,
-    /// What validation has to tell the caller (recounted token counts).
-    pub(super) notes: Vec<String>,
+/// What a pack's budget holds for, and how a selection is measured against it.
+pub(super) trait Fit {
+    /// What a fitted selection carries besides its order and tokens.
+    type Output;
+
+    /// Rounds of select and measure before the driver trims the selection instead.
+    const ROUNDS: usize;
+
+    /// The room for the first round; may add what the fit costs around each chunk to the
+    /// candidates' `cost`.
+    fn room(&mut self, candidates: &mut Candidates) -> Result<usize, PackerError>;
+
+    /// Checks what the fit relies on for the `chosen` contenders (indices into `contenders`,
+    /// themselves indices into `candidates.list`) and corrects their costs; returns whether any
+    /// cost changed, so that the round must select again.
+    fn settle(
+        &mut self,
+        candidates: &mut Candidates,
+        contenders: &[usize],
+        chosen: &[usize],
+    ) -> Result<bool, PackerError>;
+
+    /// Arranges and measures the `selected` candidates (indices into `candidates.list`, best
+    /// first).
+    fn measure(&self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<Self::Output>, PackerError>;
+
+    /// What the fit found that the caller should be told.
+    fn note(&self) -> Option<String>;
 }
 
-/// Stages 1 to 5 on the admitted chunks: validate, pin, sections, rank, relevance floor, dedup.
-pub(super) fn candidates(
-    config: &PackerConfig,
-    chunks: &[Chunk],
-    request: &Request,
-) -> Result<Candidates, PackerError> {
-    let budget = request.budget;
-    let floor = request.relevance_floor;
-    let texts: Vec<Option<&str>> = chunks.iter().map(Chunk::content).collect();
-    let near = config
-        .jaccard_threshold
-        .map(|threshold| (threshold, config.shingle_size));
-
-    // Stages 1-4. Most of dedup's work (reading every text once) does not depend on the ranking,
-    // so on large inputs it starts on the thread pool meanwhile; a validation error stops it after
-    // the blocks under way.
-    let bytes: usize = texts.iter().flatten().map(|t| t.len()).sum();
-    let (ranking, prepared) = if bytes >= PARALLEL_MIN_BYTES {
-        let invalid = AtomicBool::new(false);
-        rayon::join(
-            || {
-                let ranking = rank_candidates(config, chunks, budget, floor);
-                invalid.store(ranking.is_err(), Ordering::Relaxed);
-                ranking
-            },
-            || PreparedTexts::new_unless(&texts, near, &invalid),
-        )
-    } else {
-        (
-            rank_candidates(config, chunks, budget, floor),
-            PreparedTexts::new(&texts, near),
-        )
-    };
-    let mut candidates = ranking?;
-
-    // Stage 5: exact, then near dedup, in priority order (pinned first) over the chunks still in
-    // the running.
-    let reached_dedup: Vec<usize> = candidates
-        .ranked
-        .iter()
-        .copied()
-        .filter(|&i| candidates.early[i].is_none())
-        .collect();
-    let priority: Vec<usize> = candidates.pinned.iter().chain(&reached_dedup).copied().collect();
-    let (verdicts, near_fallback) = prepared.verdicts(&texts, &priority, candidates.pinned.len());
-    candidates.notes.extend(near_fallback.iter().map(ToString::to_string));
-    for (&i, verdict) in reached_dedup.iter().zip(&verdicts[candidates.pinned.len()..]) {
-        if *verdict != DedupVerdict::Kept {
-            candidates.early[i] = Some(Early::Duplicate(*verdict));
-        }
-    }
-    candidates.eligible = reached_dedup
-        .into_iter()
-        .filter(|&i| candidates.early[i].is_none())
-        .collect();
-    candidates.priority = priority;
-    Ok(candidates)
+/// The seed's fit: a pack costs the sum of its chunks' counts.
+pub(super) struct Counted<'a> {
+    pub(super) config: &'a PackerConfig,
+    pub(super) chunks: &'a [Chunk],
 }
 
-/// Stages 1 to 4: validation, the pinned chunks and their tokens, the section structure, the
-/// ranking, and the relevance floor `floor`.
-fn rank_candidates(
-    config: &PackerConfig,
-    chunks: &[Chunk],
-    budget: usize,
-    floor: Option<f64>,
-) -> Result<Candidates, PackerError> {
-    // Stage 1: validation of the admitted chunks (the principal may see them all).
-    let validated = validate_chunks(chunks, config.token_counter.as_ref(), config.verify_counts)?;
-    let notes = validated.notes(config.token_counter.name());
-    let checked = validated.checked;
+impl Fit for Counted<'_> {
+    type Output = ();
 
-    // Stage 2: pinned chunks, in input order, before anything else. Saturating: token counts come
-    // from input, and a wrapped sum would let pinned chunks of absurd sizes through (a saturated
-    // sum is always over the budget, which is an i64).
-    let (pinned, others): (Vec<usize>, Vec<usize>) = (0..chunks.len()).partition(|&i| chunks[i].pinned);
-    let pinned_tokens = pinned
-        .iter()
-        .fold(0usize, |sum, &i| sum.saturating_add(checked[i].tokens));
-    if pinned_tokens > budget {
-        return Err(PackerError::PinnedOverBudget { pinned_tokens, budget });
+    // The counts add up, and the selection stays within the room they leave: the first round fits.
+    const ROUNDS: usize = 1;
+
+    fn room(&mut self, candidates: &mut Candidates) -> Result<usize, PackerError> {
+        Ok(candidates.room)
     }
 
-    // Stage 3: sections. A heading's relevance reaches its section's chunks, and a heading whose
-    // section's chunks are candidates leaves the running.
-    let own_scores: Vec<f64> = checked.iter().map(|c| c.score).collect();
-    let sections = (config.section_aware && has_sections(chunks, &others)).then(|| Sections::new(chunks, &others));
-    let of_sections = config.section_aware && are_sections_of_documents(chunks, &others);
-    let scores = match &sections {
-        Some(sections) => lift_to_headings(chunks, sections, &others, &own_scores),
-        None => own_scores,
-    };
-
-    // Stage 4: one ranking for everything that follows (input positions, best first), then the
-    // relevance floor.
-    let ranked: Vec<usize> = rank_by(others.len(), |k| (scores[others[k]], &chunks[others[k]].id))
-        .into_iter()
-        .map(|k| others[k])
-        .collect();
-    let mut early = vec![None; chunks.len()];
-    for &i in &ranked {
-        if sections.as_ref().is_some_and(|s| s.is_carried(i)) {
-            early[i] = Some(Early::HeadingOnly);
-        } else if floor.is_some_and(|floor| scores[i] <= floor) {
-            early[i] = Some(Early::NotRelevant);
-        }
+    fn settle(&mut self, _: &mut Candidates, _: &[usize], _: &[usize]) -> Result<bool, PackerError> {
+        // Validation checked the counts already, as far as the configuration asks.
+        Ok(false)
     }
-    Ok(Candidates {
-        budget,
-        checked,
-        scores,
-        pinned,
-        pinned_tokens,
-        room: budget - pinned_tokens,
-        ranked,
-        early,
-        eligible: Vec::new(),
-        priority: Vec::new(),
-        sections,
-        of_sections,
-        relevance_floor: floor,
-        notes,
-    })
-}
 
-/// The selection items of `candidates.eligible`, in rank order.
-pub(super) fn selection_items(config: &PackerConfig, chunks: &[Chunk], candidates: &Candidates) -> Vec<SelectionItem> {
-    // Without a cap, documents matter to no strategy, so they are not even looked at.
-    let documents = config
-        .max_per_document
-        .map(|_| number_documents(chunks, &candidates.eligible));
-    candidates
-        .eligible
-        .iter()
-        .enumerate()
-        .map(|(s, &i)| SelectionItem {
-            tokens: candidates.checked[i].tokens,
-            score: candidates.scores[i],
-            document: documents.as_ref().map_or(0, |numbers| numbers[s]),
+    fn measure(&self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<()>, PackerError> {
+        let in_rank_order: Vec<usize> = selected.iter().map(|&k| candidates.list[k].position).collect();
+        let tokens = candidates.pinned_tokens + selected.iter().map(|&k| candidates.list[k].tokens).sum::<usize>();
+        Ok(Fitted {
+            ordered: order_selection(self.config, self.chunks, in_rank_order)?,
+            tokens,
+            output: (),
         })
-        .collect()
+    }
+
+    fn note(&self) -> Option<String> {
+        None
+    }
 }
 
-/// Stages 6 and 7 for a pack of chunks, and the accounting.
-pub(super) fn plan(config: &PackerConfig, chunks: &[Chunk], candidates: Candidates) -> Result<Plan, PackerError> {
-    // Stage 6: selection among the eligible candidates, in rank order.
-    let items = selection_items(config, chunks, &candidates);
-    let selection = select(
-        config.strategy,
-        &valued(config.objective, candidates.of_sections, &items),
-        candidates.room,
-        config.max_per_document,
-    );
-    let selected: Vec<usize> = selection.chosen.iter().map(|&s| candidates.eligible[s]).collect();
-
-    // Stage 7: the order of the selection; pinned chunks stay first.
-    let ordered = order_selection(config, chunks, &candidates, &selected)?;
-    let tokens_used = candidates.pinned_tokens + ordered.iter().map(|&i| candidates.checked[i].tokens).sum::<usize>();
-    Ok(finish(
-        config,
-        chunks,
-        candidates,
-        &items,
-        selection,
-        ordered,
-        tokens_used,
-    ))
+/// A fitted selection and the contenders it chose.
+struct Round<T> {
+    chosen: Vec<usize>,
+    fitted: Fitted<T>,
 }
 
-/// `selected` (input positions) in the configured order.
-pub(super) fn order_selection(
+/// What the rounds found: the best selection that fits, if any did, the last one tried, and the
+/// strategy that ran with what it had to say.
+struct Rounds<T> {
+    fitting: Option<Round<T>>,
+    last: Option<Vec<usize>>,
+    strategy: SelectionStrategy,
+    note: Option<String>,
+}
+
+/// Stages 6 and 7 and the accounting, for any fit: the plan, and what the fit made of it.
+pub(super) fn plan<F: Fit>(
     config: &PackerConfig,
     chunks: &[Chunk],
-    candidates: &Candidates,
-    selected: &[usize],
-) -> Result<Vec<usize>, PackerError> {
-    let mut is_selected = vec![false; chunks.len()];
-    for &i in selected {
-        is_selected[i] = true;
+    mut candidates: Candidates,
+    mut fit: F,
+) -> Result<(Plan, F::Output), PackerError> {
+    let room = fit.room(&mut candidates)?;
+    let contenders = candidates.contenders();
+    let rounds = run_rounds(config, &mut candidates, &contenders, &mut fit, room)?;
+    let Round { mut chosen, fitted } = match rounds.fitting {
+        Some(fitting) => fitting,
+        None => trim_until_it_fits(&candidates, &contenders, &fit, rounds.last.unwrap_or_default())?,
+    };
+    chosen.sort_unstable();
+    for &s in &chosen {
+        candidates.list[contenders[s]].fate = Fate::Selected;
     }
-    let in_rank_order: Vec<usize> = candidates.ranked.iter().copied().filter(|&i| is_selected[i]).collect();
+    let dropped = drop_reasons(chunks, &candidates, config.max_per_document, rounds.strategy);
+    let mut notes = std::mem::take(&mut candidates.notes);
+    notes.extend(rounds.note);
+    if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
+        notes.push(format!("custom order: {}", custom.name()));
+    }
+    notes.extend(fit.note());
+    let plan = Plan {
+        packed: candidates
+            .pinned_positions()
+            .into_iter()
+            .chain(fitted.ordered)
+            .collect(),
+        dropped,
+        tokens_used: fitted.tokens,
+        budget: candidates.budget,
+        strategy: rounds.strategy,
+        notes,
+    };
+    Ok((plan, fitted.output))
+}
+
+/// Rounds of select, settle, measure: the room is grown by the slack of a selection that fits (so
+/// that what the fit over-charged buys more context) and shrunk by any overshoot. The largest
+/// fitting selection wins; the rounds stop when one fills the budget exactly or a selection
+/// repeats.
+fn run_rounds<F: Fit>(
+    config: &PackerConfig,
+    candidates: &mut Candidates,
+    contenders: &[usize],
+    fit: &mut F,
+    mut room: usize,
+) -> Result<Rounds<F::Output>, PackerError> {
+    let budget = candidates.budget;
+    let items = |candidates: &Candidates| -> Vec<SelectionItem> {
+        let items: Vec<SelectionItem> = contenders.iter().map(|&k| candidates.list[k].item()).collect();
+        valued(config.objective, candidates.of_sections, &items)
+    };
+    let mut values = items(candidates);
+    let mut rounds = Rounds {
+        fitting: None,
+        last: None,
+        strategy: config.strategy,
+        note: None,
+    };
+    for _ in 0..F::ROUNDS {
+        let selection = select(config.strategy, &values, room, config.max_per_document);
+        if fit.settle(candidates, contenders, &selection.chosen)? {
+            values = items(candidates);
+            continue;
+        }
+        if rounds.last.as_ref() == Some(&selection.chosen) {
+            break;
+        }
+        (rounds.strategy, rounds.note) = (selection.strategy, selection.note);
+        let selected: Vec<usize> = selection.chosen.iter().map(|&s| contenders[s]).collect();
+        let fitted = fit.measure(candidates, &selected)?;
+        rounds.last = Some(selection.chosen.clone());
+        if fitted.tokens > budget {
+            room = room.saturating_sub(fitted.tokens - budget);
+            continue;
+        }
+        let slack = budget - fitted.tokens;
+        if rounds.fitting.as_ref().is_none_or(|f| fitted.tokens >= f.fitted.tokens) {
+            rounds.fitting = Some(Round {
+                chosen: selection.chosen,
+                fitted,
+            });
+        }
+        if slack == 0 {
+            break;
+        }
+        room += slack;
+    }
+    Ok(rounds)
+}
+
+/// Takes the lowest-ranked contenders out of `chosen` until its fit is within the budget.
+fn trim_until_it_fits<F: Fit>(
+    candidates: &Candidates,
+    contenders: &[usize],
+    fit: &F,
+    mut chosen: Vec<usize>,
+) -> Result<Round<F::Output>, PackerError> {
+    chosen.sort_unstable();
+    loop {
+        let selected: Vec<usize> = chosen.iter().map(|&s| contenders[s]).collect();
+        let fitted = fit.measure(candidates, &selected)?;
+        if fitted.tokens <= candidates.budget || chosen.is_empty() {
+            return Ok(Round { chosen, fitted });
+        }
+        // Contenders are in rank order: the highest index is the weakest chunk.
+        chosen.pop();
+    }
+}
+
+/// `in_rank_order` (input positions, best first) in the configured order.
+fn order_selection(
+    config: &PackerConfig,
+    chunks: &[Chunk],
+    in_rank_order: Vec<usize>,
+) -> Result<Vec<usize>, PackerError> {
     match (config.order, &config.custom_order) {
         (PackOrder::Custom, Some(custom)) => arrange_custom(custom.as_ref(), chunks, in_rank_order),
         (order, _) => Ok(arrange(order, in_rank_order, |&i| i)),
     }
 }
 
-/// The plan of a finished selection: pinned chunks, then `ordered`; every other chunk with its
-/// reason.
-pub(super) fn finish(
-    config: &PackerConfig,
-    chunks: &[Chunk],
-    candidates: Candidates,
-    items: &[SelectionItem],
-    selection: Selection,
-    ordered: Vec<usize>,
-    tokens_used: usize,
-) -> Plan {
-    let dropped = drop_reasons(&Outcome {
-        chunks,
-        candidates: &candidates,
-        items,
-        selection: &selection,
-        cap: config.max_per_document,
-        relevance_floor: candidates.relevance_floor.unwrap_or(f64::NEG_INFINITY),
-    });
-    let mut notes = candidates.notes;
-    notes.extend(selection.note);
-    if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
-        notes.push(format!("custom order: {}", custom.name()));
+impl Plan {
+    /// Moves the packed chunks out of `chunks`, and each dropped one's id into its drop record
+    /// (moved, not cloned); the rest is freed here.
+    pub(super) fn hand_over(mut self, chunks: Vec<Chunk>) -> (Vec<Chunk>, Vec<DroppedChunk>, Plan) {
+        let mut place: Vec<u32> = vec![u32::MAX; chunks.len()];
+        for (slot, &i) in self.packed.iter().enumerate() {
+            place[i] = slot as u32;
+        }
+        let mut packed: Vec<Option<Chunk>> = vec![None; self.packed.len()];
+        let mut dropped_ids: Vec<Option<ChunkId>> = vec![None; chunks.len()];
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            match place[i] {
+                u32::MAX => dropped_ids[i] = Some(chunk.id),
+                slot => packed[slot as usize] = Some(chunk),
+            }
+        }
+        let dropped = self.take_dropped(dropped_ids);
+        (packed.into_iter().flatten().collect(), dropped, self)
     }
-    Plan {
-        packed: candidates.pinned.into_iter().chain(ordered).collect(),
-        dropped,
-        tokens_used,
-        budget: candidates.budget,
-        strategy: selection.strategy,
-        notes,
-    }
-}
 
-/// Numbers the documents of `positions` in order of first appearance, for the per-document cap.
-fn number_documents(chunks: &[Chunk], positions: &[usize]) -> Vec<usize> {
-    let mut numbers: HashMap<&str, usize> = HashMap::new();
-    positions
-        .iter()
-        .map(|&i| {
-            let next = numbers.len();
-            *numbers.entry(chunks[i].document_id.as_str()).or_insert(next)
-        })
-        .collect()
+    /// The drop records, with the ids cloned out of `chunks`.
+    pub(super) fn clone_dropped(&mut self, chunks: &[Chunk]) -> Vec<DroppedChunk> {
+        // Ids are cloned in input order, where the chunks (and usually their ids) lie one after
+        // the other in memory; in rank order nearly every clone was two cache misses.
+        let mut wanted = vec![false; chunks.len()];
+        for &(i, _) in &self.dropped {
+            wanted[i] = true;
+        }
+        let ids: Vec<Option<ChunkId>> = chunks
+            .iter()
+            .zip(wanted)
+            .map(|(chunk, wanted)| wanted.then(|| chunk.id.clone()))
+            .collect();
+        self.take_dropped(ids)
+    }
+
+    /// The drop records, each taking its id out of `ids` (by input position).
+    fn take_dropped(&mut self, mut ids: Vec<Option<ChunkId>>) -> Vec<DroppedChunk> {
+        std::mem::take(&mut self.dropped)
+            .into_iter()
+            .filter_map(|(i, reason)| {
+                Some(DroppedChunk {
+                    id: ids[i].take()?,
+                    reason,
+                })
+            })
+            .collect()
+    }
 }

@@ -8,7 +8,7 @@
 mod excerpt;
 mod template;
 
-use rag_core::{Chunk, ChunkId, Excerpt, RepackError};
+use rag_core::{Chunk, ChunkId, Excerpt, RenderError};
 
 use crate::setters::setters;
 
@@ -90,7 +90,7 @@ impl ContextFormat {
         chunks: &[Chunk],
         pinned: &[usize],
         runs: &[MergedRun],
-    ) -> Result<(String, Vec<Excerpt>), RepackError> {
+    ) -> Result<(String, Vec<Excerpt>), RenderError> {
         let mut parts: Vec<String> = Vec::with_capacity(pinned.len() + runs.len());
         for &p in pinned {
             parts.push(self.template.render(&chunks[p])?);
@@ -126,7 +126,7 @@ impl ContextFormat {
 
 /// The chunk a template renders for a run: its first chunk with the run's text as content, the
 /// members' ids joined by `+`, and their best score.
-fn excerpt_view(chunks: &[Chunk], run: &MergedRun) -> Result<Chunk, RepackError> {
+fn excerpt_view(chunks: &[Chunk], run: &MergedRun) -> Result<Chunk, RenderError> {
     let first = &chunks[run.members[0]];
     if run.members.len() == 1 {
         return Ok(first.clone());
@@ -151,7 +151,7 @@ fn excerpt_view(chunks: &[Chunk], run: &MergedRun) -> Result<Chunk, RepackError>
     view.span = run.span;
     // A run always has content: only chunks with content are merged.
     view.set_body(Some(text), None)
-        .map_err(|_| RepackError::MissingContent {
+        .map_err(|_| RenderError::MissingContent {
             chunk_id: first.id.clone(),
         })?;
     Ok(view)

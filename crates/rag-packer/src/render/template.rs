@@ -3,7 +3,9 @@
 //! Parsed once, when the template is given, so that an unknown placeholder is an error before any
 //! chunk is rendered.
 
-use rag_core::{Chunk, RepackError};
+use std::convert::Infallible;
+
+use rag_core::{Chunk, RenderError, RepackError};
 use serde_json::Value;
 
 /// One piece of a parsed template.
@@ -130,12 +132,26 @@ impl ContextConfig {
     }
 
     /// `chunk` rendered through the template; `{content}` of a chunk without content is an error.
-    pub fn render(&self, chunk: &Chunk) -> Result<String, RepackError> {
+    pub fn render(&self, chunk: &Chunk) -> Result<String, RenderError> {
+        self.render_with(chunk, || content_of(chunk))
+    }
+
+    /// What the template puts around `chunk`'s text: `chunk` rendered with empty content.
+    pub(crate) fn render_around(&self, chunk: &Chunk) -> String {
+        match self.render_with(chunk, || Ok::<_, Infallible>("")) {
+            Ok(text) => text,
+            Err(never) => match never {},
+        }
+    }
+
+    /// `chunk` rendered with the text `content` gives for `{content}`, asked for only when the
+    /// template shows it.
+    fn render_with<'a, E>(&self, chunk: &'a Chunk, content: impl Fn() -> Result<&'a str, E>) -> Result<String, E> {
         let mut out = String::new();
         for segment in &self.segments {
             match segment {
                 Segment::Text(text) => out.push_str(text),
-                Segment::Content => out.push_str(content_of(chunk)?),
+                Segment::Content => out.push_str(content()?),
                 Segment::Id => out.push_str(chunk.id.as_str()),
                 Segment::SourceUri => out.push_str(chunk.source_uri.as_deref().unwrap_or("")),
                 Segment::Score => {
@@ -155,8 +171,8 @@ impl ContextConfig {
     }
 }
 
-pub(crate) fn content_of(chunk: &Chunk) -> Result<&str, RepackError> {
-    chunk.content().ok_or_else(|| RepackError::MissingContent {
+pub(crate) fn content_of(chunk: &Chunk) -> Result<&str, RenderError> {
+    chunk.content().ok_or_else(|| RenderError::MissingContent {
         chunk_id: chunk.id.clone(),
     })
 }
@@ -182,4 +198,54 @@ pub fn breadcrumb(titles: &[&str]) -> String {
         );
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use rag_core::{Chunk, ChunkId, RenderError};
+
+    use super::ContextConfig;
+
+    fn without_content() -> Chunk {
+        let mut chunk = Chunk::with_content("c1", "doc", "t", "text");
+        chunk.score = Some(0.5);
+        let _ = chunk.set_body(None, Some("s3://bucket/c1".into()));
+        chunk
+    }
+
+    #[test]
+    fn a_chunk_without_content_is_a_render_error_only_where_content_is_shown() {
+        let chunk = without_content();
+        let shown = ContextConfig::new("[{id}] {content}").expect("a valid template");
+        assert_eq!(
+            shown.render(&chunk),
+            Err(RenderError::MissingContent {
+                chunk_id: ChunkId::new("c1")
+            })
+        );
+        assert_eq!(
+            shown.render(&chunk).map_err(|e| e.to_string()),
+            Err("chunk c1 has no content to render".to_owned())
+        );
+        let around = ContextConfig::new("[{id}] {score}").expect("a valid template");
+        assert_eq!(around.render(&chunk).as_deref(), Ok("[c1] 0.5"));
+    }
+
+    #[test]
+    fn what_a_template_puts_around_a_chunk_is_its_rendering_with_empty_content() {
+        let template =
+            ContextConfig::new("<doc id=\"{id}\" score=\"{score}\">{content}</doc>").expect("a valid template");
+        let chunk = Chunk::with_content("c2", "doc", "t", "the text");
+        let mut emptied = chunk.clone();
+        let _ = emptied.set_body(Some(String::new()), None);
+        assert_eq!(
+            template.render_around(&chunk),
+            template.render(&emptied).expect("content is there")
+        );
+        assert_eq!(template.render_around(&chunk), "<doc id=\"c2\" score=\"\"></doc>");
+        assert_eq!(
+            template.render_around(&without_content()),
+            "<doc id=\"c1\" score=\"0.5\"></doc>"
+        );
+    }
 }

@@ -14,7 +14,7 @@
 
 mod config;
 
-use rag_core::{Chunk, RepackError};
+use rag_core::{Chunk, RenderError, RepackError};
 
 pub use self::config::{BatchSize, RepackMethod, RepackMode, RepackPack, RepackerBuilder, RepackerConfig, SizeFn};
 use crate::order::sides_order;
@@ -252,7 +252,7 @@ impl Repacker {
                 Some(template) => template.render(chunk),
                 None => content_of(chunk).map(str::to_owned),
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, RenderError>>()?;
         Ok(parts.join(&self.config.delimiter))
     }
 }

@@ -31,7 +31,9 @@ pub(crate) fn parse_args() -> Result<Args, String> {
             "--ragctl" => args.ragctl = Some(value("--ragctl")?.into()),
             "--work" => args.work = value("--work")?.into(),
             "--only" => match value("--only")?.as_str() {
-                section @ ("chunking" | "ragctl" | "near" | "packing" | "access") => args.only = Some(section.to_owned()),
+                section @ ("chunking" | "ragctl" | "near" | "packing" | "access") => {
+                    args.only = Some(section.to_owned())
+                }
                 other => {
                     return Err(format!(
                         "--only: no section {other:?} (chunking, ragctl, near, packing, access)"

@@ -227,7 +227,11 @@ pub(crate) fn access_check_figure(table: &mut Table, runs: usize) {
         drop(packed);
         without.push(ms(s.wall));
         let (packed, s) = time(|| packer.pack_borrowed(&labelled_ctx, &labelled, 8000).unwrap());
-        assert_eq!(ids(&packed), expected, "every labelled chunk is visible, so the same are packed");
+        assert_eq!(
+            ids(&packed),
+            expected,
+            "every labelled chunk is visible, so the same are packed"
+        );
         drop(packed);
         with.push(ms(s.wall));
     }

@@ -46,6 +46,32 @@ struct Scattered {
     positions: Vec<u32>,
 }
 
+/// Prefix tokens split by their top `bits` bits into `1 << bits` partitions.
+#[derive(Clone, Copy)]
+struct Partitions {
+    bits: u32,
+}
+
+impl Partitions {
+    /// Partitions for `total` tokens: about [`TOKENS_PER_PARTITION`] each, at most 65,536.
+    fn for_tokens(total: usize) -> Self {
+        let bits = (total / TOKENS_PER_PARTITION)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(16);
+        Self { bits }
+    }
+
+    fn count(self) -> usize {
+        1 << self.bits
+    }
+
+    fn of(self, token: u64) -> usize {
+        token.checked_shr(64 - self.bits).unwrap_or(0) as usize
+    }
+}
+
 impl SharedTokens {
     /// Finds the tokens shared by two or more of `prefixes` (one per text; empty for a text that
     /// is not looked up).
@@ -62,43 +88,10 @@ impl SharedTokens {
             total += prefix.len();
             starts.push(total);
         }
-        let mut ids = vec![UNSHARED; total];
-        let bits = (total / TOKENS_PER_PARTITION)
-            .max(1)
-            .next_power_of_two()
-            .trailing_zeros()
-            .min(16);
-        let partitions = 1usize << bits;
-        let partition = move |token: u64| token.checked_shr(64 - bits).unwrap_or(0) as usize;
+        let partitions = Partitions::for_tokens(total);
         let parallel = total >= PARALLEL_MIN_TOKENS;
 
-        let scatter = |texts: Range<usize>| {
-            let mut bounds = vec![0usize; partitions + 1];
-            for prefix in &prefixes[texts.clone()] {
-                for &token in *prefix {
-                    bounds[partition(token) + 1] += 1;
-                }
-            }
-            for p in 1..=partitions {
-                bounds[p] += bounds[p - 1];
-            }
-            let len = bounds[partitions];
-            let (mut tokens, mut positions) = (vec![0u64; len], vec![0u32; len]);
-            let mut cursor = bounds[..partitions].to_vec();
-            for text in texts {
-                for (&token, position) in prefixes[text].iter().zip(starts[text]..) {
-                    let at = &mut cursor[partition(token)];
-                    tokens[*at] = token;
-                    positions[*at] = position as u32;
-                    *at += 1;
-                }
-            }
-            Scattered {
-                bounds,
-                tokens,
-                positions,
-            }
-        };
+        let scatter = |texts: Range<usize>| scatter(prefixes, &starts, partitions, texts);
         let scattered: Vec<Scattered> = if parallel {
             text_ranges(&starts, rayon::current_num_threads() * 4)
                 .into_par_iter()
@@ -107,57 +100,23 @@ impl SharedTokens {
         } else {
             vec![scatter(0..prefixes.len())]
         };
-
-        // Per partition: (position, number within the partition) of every shared token, in one
-        // pass: a token's second occurrence numbers it and records its first.
-        let count_partition = |table: &mut StampedTable<Occurrence>, p: usize| {
-            // Four slots per token: a load of at most 1/4 keeps most probes at their first slot.
-            table.clear(
-                4 * scattered
-                    .iter()
-                    .map(|part| part.bounds[p + 1] - part.bounds[p])
-                    .sum::<usize>(),
-            );
-            let mut shared = Vec::new();
-            let mut numbered = 0u32;
-            for part in &scattered {
-                let range = part.bounds[p]..part.bounds[p + 1];
-                for (&token, &position) in part.tokens[range.clone()].iter().zip(&part.positions[range]) {
-                    let slot = match table.find(token) {
-                        Ok(slot) => slot,
-                        Err(free) => {
-                            let seen_once = Occurrence {
-                                first: position,
-                                number: UNSHARED,
-                            };
-                            table.occupy(free, token, seen_once);
-                            continue;
-                        }
-                    };
-                    let occurrence = table.value_mut(slot);
-                    let number = match occurrence.number {
-                        UNSHARED => {
-                            occurrence.number = numbered;
-                            shared.push((occurrence.first, numbered));
-                            numbered += 1;
-                            numbered - 1
-                        }
-                        number => number,
-                    };
-                    shared.push((position, number));
-                }
-            }
-            (shared, numbered as usize)
-        };
+        let count = |table: &mut StampedTable<Occurrence>, p: usize| count_partition(&scattered, table, p);
         let found: Vec<(Vec<(u32, u32)>, usize)> = if parallel {
-            (0..partitions)
+            (0..partitions.count())
                 .into_par_iter()
-                .map_init(StampedTable::default, count_partition)
+                .map_init(StampedTable::default, count)
                 .collect()
         } else {
             let mut table = StampedTable::default();
-            (0..partitions).map(|p| count_partition(&mut table, p)).collect()
+            (0..partitions.count()).map(|p| count(&mut table, p)).collect()
         };
+        Self::number(starts, total, found)
+    }
+
+    /// The shared tokens numbered across partitions, in partition order, from what each
+    /// partition found.
+    fn number(starts: Vec<usize>, total: usize, found: Vec<(Vec<(u32, u32)>, usize)>) -> Self {
+        let mut ids = vec![UNSHARED; total];
         let mut count = 0;
         let mut first_text = Vec::new();
         for (shared, numbered) in found {
@@ -194,6 +153,83 @@ impl SharedTokens {
     pub(super) fn of(&self, text: usize) -> &[u32] {
         &self.ids[self.starts[text]..self.starts[text + 1]]
     }
+}
+
+/// The prefix tokens of `texts`, grouped by partition, each with its place in
+/// [`SharedTokens::ids`] (`starts` gives each text's first place).
+fn scatter(prefixes: &[&[u64]], starts: &[usize], partitions: Partitions, texts: Range<usize>) -> Scattered {
+    let mut bounds = vec![0usize; partitions.count() + 1];
+    for prefix in &prefixes[texts.clone()] {
+        for &token in *prefix {
+            bounds[partitions.of(token) + 1] += 1;
+        }
+    }
+    for p in 1..=partitions.count() {
+        bounds[p] += bounds[p - 1];
+    }
+    let len = bounds[partitions.count()];
+    let (mut tokens, mut positions) = (vec![0u64; len], vec![0u32; len]);
+    let mut cursor = bounds[..partitions.count()].to_vec();
+    for text in texts {
+        for (&token, position) in prefixes[text].iter().zip(starts[text]..) {
+            let at = &mut cursor[partitions.of(token)];
+            tokens[*at] = token;
+            positions[*at] = position as u32;
+            *at += 1;
+        }
+    }
+    Scattered {
+        bounds,
+        tokens,
+        positions,
+    }
+}
+
+/// Partition `p`'s shared tokens, in one pass: (place, number within the partition) of each
+/// occurrence of a token found twice or more (a token's second occurrence numbers it and records
+/// its first), and how many such tokens there are.
+fn count_partition(
+    scattered: &[Scattered],
+    table: &mut StampedTable<Occurrence>,
+    p: usize,
+) -> (Vec<(u32, u32)>, usize) {
+    // Four slots per token: a load of at most 1/4 keeps most probes at their first slot.
+    table.clear(
+        4 * scattered
+            .iter()
+            .map(|part| part.bounds[p + 1] - part.bounds[p])
+            .sum::<usize>(),
+    );
+    let mut shared = Vec::new();
+    let mut numbered = 0u32;
+    for part in scattered {
+        let range = part.bounds[p]..part.bounds[p + 1];
+        for (&token, &position) in part.tokens[range.clone()].iter().zip(&part.positions[range]) {
+            let slot = match table.find(token) {
+                Ok(slot) => slot,
+                Err(free) => {
+                    let seen_once = Occurrence {
+                        first: position,
+                        number: UNSHARED,
+                    };
+                    table.occupy(free, token, seen_once);
+                    continue;
+                }
+            };
+            let occurrence = table.value_mut(slot);
+            let number = match occurrence.number {
+                UNSHARED => {
+                    occurrence.number = numbered;
+                    shared.push((occurrence.first, numbered));
+                    numbered += 1;
+                    numbered - 1
+                }
+                number => number,
+            };
+            shared.push((position, number));
+        }
+    }
+    (shared, numbered as usize)
 }
 
 /// About `parts` contiguous ranges of texts with similar numbers of prefix tokens.
