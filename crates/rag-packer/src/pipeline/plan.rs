@@ -31,6 +31,8 @@ pub(super) struct Plan {
     /// The strategy that actually ran (`optimal` may fall back to `knapsack`).
     pub(super) strategy: SelectionStrategy,
     pub(super) notes: Vec<String>,
+    /// The score each chunk ranked by (section-lifted), by input position.
+    pub(super) scores: Vec<f64>,
 }
 
 /// Why a candidate left before selection.
@@ -287,6 +289,7 @@ pub(super) fn finish(
     }
     Plan {
         packed: candidates.pinned.into_iter().chain(ordered).collect(),
+        scores: candidates.scores,
         dropped,
         tokens_used,
         budget: candidates.budget,
