@@ -112,10 +112,54 @@ pub fn best_part(
 }
 
 /// The sentence and line units of `text`, in order, covering it.
+///
+/// UAX #29 ends a sentence at every line break, but documentation is hard-wrapped: a paragraph's
+/// line breaks are read as spaces (same byte length, so the offsets hold), and only a line break
+/// that ends a paragraph, comes before a list item, heading, table row, quote or fence, or falls
+/// inside a fenced block stays a boundary. So prose is cut between sentences, code between lines.
 fn units(text: &str) -> Vec<Range<usize>> {
-    text.split_sentence_bound_indices()
+    let mut joined = text.as_bytes().to_vec();
+    let lines: Vec<(usize, &str)> = text
+        .split_inclusive('\n')
+        .scan(0, |start, line| {
+            let at = *start;
+            *start += line.len();
+            Some((at, line))
+        })
+        .collect();
+    let mut in_fence = false;
+    for (k, &(start, line)) in lines.iter().enumerate() {
+        let body = line.trim();
+        if body.starts_with("```") || body.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let Some(&(_, next)) = lines.get(k + 1) else { continue };
+        if in_fence || body.is_empty() || !line.ends_with('\n') || starts_a_block(next) {
+            continue;
+        }
+        joined[start + line.len() - 1] = b' ';
+    }
+    // Only ASCII line breaks became ASCII spaces: the bytes are still UTF-8.
+    let joined = String::from_utf8(joined).unwrap_or_else(|_| text.to_owned());
+    joined
+        .split_sentence_bound_indices()
         .map(|(start, sentence)| start..start + sentence.len())
         .collect()
+}
+
+/// Whether `line` starts a block of its own rather than continuing a paragraph: blank, a list
+/// item, a heading, a table row, a quote, a fence, or indented code.
+fn starts_a_block(line: &str) -> bool {
+    let body = line.trim_start();
+    if body.is_empty() || line.starts_with("    ") || line.starts_with('\t') {
+        return true;
+    }
+    let numbered = body.trim_start_matches(|c: char| c.is_ascii_digit());
+    body.starts_with(['-', '*', '+', '#', '|', '>'])
+        || body.starts_with("```")
+        || body.starts_with("~~~")
+        || (numbered.len() < body.len() && numbered.starts_with(['.', ')']))
 }
 
 /// `range` of `text` without its leading and trailing white space.
@@ -170,6 +214,13 @@ mod tests {
         assert_eq!(&code[part], "npm install\nnpm run build");
         let whole = best_part("  Short text.  ", &[], 10, &WordCounter).unwrap().unwrap();
         assert_eq!(whole, 2..13);
+    }
+
+    #[test]
+    fn a_hard_wrapped_paragraph_is_cut_between_sentences_not_lines() {
+        let text = "One two three four five six seven\neight nine. The refund\nwindow is thirty days.\n\n- a list item";
+        let part = best_part(text, &terms("refund window"), 6, &WordCounter).unwrap().unwrap();
+        assert_eq!(&text[part], "The refund\nwindow is thirty days.");
     }
 
     #[test]
