@@ -219,7 +219,9 @@ mod tests {
     #[test]
     fn a_hard_wrapped_paragraph_is_cut_between_sentences_not_lines() {
         let text = "One two three four five six seven\neight nine. The refund\nwindow is thirty days.\n\n- a list item";
-        let part = best_part(text, &terms("refund window"), 6, &WordCounter).unwrap().unwrap();
+        let part = best_part(text, &terms("refund window"), 6, &WordCounter)
+            .unwrap()
+            .unwrap();
         assert_eq!(&text[part], "The refund\nwindow is thirty days.");
     }
 
