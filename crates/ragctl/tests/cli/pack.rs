@@ -94,8 +94,20 @@ fn chunk_output_pipes_into_pack() {
     assert!(chunks_out > 0 && chunks_out < chunks_in);
     assert!(packed["tokens_used"].as_u64().unwrap() <= 1500);
     assert_eq!(packed["chunks"].as_array().unwrap().len() as u64, chunks_out);
+    // A part cut to fit is no input: its original is in `dropped`, as cut to fit.
+    let cut: Vec<&Value> = packed["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["metadata"].get("cut_from").is_some())
+        .collect();
+    for part in &cut {
+        let original = &part["metadata"]["cut_from"]["id"];
+        let record = packed["dropped"].as_array().unwrap().iter().find(|d| d["id"] == *original);
+        assert_eq!(record.unwrap()["reason"], "cut_to_fit", "{part}");
+    }
     assert_eq!(
-        packed["dropped"].as_array().unwrap().len() as u64 + chunks_out,
+        packed["dropped"].as_array().unwrap().len() as u64 + chunks_out - cut.len() as u64,
         chunks_in,
         "every input chunk is packed or has a drop reason"
     );
