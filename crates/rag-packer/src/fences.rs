@@ -76,8 +76,10 @@ fn simulate(fences: &[Fence], mut open: Option<Fence>) -> (usize, Option<Fence>)
     for fence in fences {
         match open {
             Some(block) if fence.marker == block.marker && fence.len >= block.len && !fence.has_info => open = None,
-            Some(_) => {
-                if fence.has_info {
+            // A fence with an info string that would otherwise close the block cannot: a chunk that
+            // started inside a block reads so. A shorter one is content (a fence shown in a fence).
+            Some(block) => {
+                if fence.has_info && fence.marker == block.marker && fence.len >= block.len {
                     inconsistencies += 1;
                 }
             }
@@ -194,6 +196,13 @@ mod tests {
         assert_eq!(balanced_fences("Intro.\n```\ncode"), "Intro.\n```\ncode\n```");
         // Inline code with three backticks is not a fence.
         assert_eq!(balanced_fences("```a ` b```"), "```a ` b```");
+    }
+
+    #[test]
+    fn a_fence_shown_inside_a_longer_fence_is_content() {
+        let nested = "Example:\n\n````md\n```python\nprint(1)\n```\n````\n\nMore.";
+        assert_eq!(balanced_fences(nested), nested);
+        assert_eq!(code_prefix_end(nested), None);
     }
 
     #[test]
