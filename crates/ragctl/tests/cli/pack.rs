@@ -103,7 +103,11 @@ fn chunk_output_pipes_into_pack() {
         .collect();
     for part in &cut {
         let original = &part["metadata"]["cut_from"]["id"];
-        let record = packed["dropped"].as_array().unwrap().iter().find(|d| d["id"] == *original);
+        let record = packed["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["id"] == *original);
         assert_eq!(record.unwrap()["reason"], "cut_to_fit", "{part}");
     }
     assert_eq!(
