@@ -102,20 +102,29 @@ fn read(text: &str) -> Reading {
     let Some(&first) = fences.first() else {
         return outside;
     };
-    if first.has_info || text[..first.start].trim().is_empty() || outside_cost == 0 {
+    if first.has_info || outside_cost == 0 {
         return outside;
     }
     // Inside a block the first fence closes; one as long as it, of its character, is assumed.
     let (inside_cost, inside_open) = simulate(&fences[1..], None);
-    // A sentence right before the fence introduces a block rather than ends one: only a clear
-    // inconsistency (a fence with an info string inside a block) then overrules "outside".
-    let introduced = text[..first.start]
+    let prefix = &text[..first.start];
+    // A sentence right before the fence introduces a block; a paragraph of prose right after it
+    // follows one that ended. Without either sign, a fence at the very start may open as well as
+    // close: then only a clear inconsistency (a fence with an info string inside a block)
+    // overrules "outside".
+    let introduced = prefix
         .lines()
         .rev()
         .find(|line| !line.trim().is_empty())
         .is_some_and(is_prose_line);
-    let margin = if introduced { 1 } else { 0 };
-    if inside_cost + margin < outside_cost {
+    let followed_by_prose = is_prose_paragraph(&paragraph_after(&text[first.end..]));
+    let starts_inside = if followed_by_prose && !introduced {
+        inside_cost <= outside_cost
+    } else {
+        let margin = usize::from(introduced || prefix.trim().is_empty());
+        inside_cost + margin < outside_cost
+    };
+    if starts_inside {
         Reading {
             starts_inside: Some(first),
             open_at_end: inside_open,
@@ -130,6 +139,28 @@ fn read(text: &str) -> Reading {
 fn is_prose_line(line: &str) -> bool {
     let line = line.trim();
     line.ends_with(':') || (line.chars().next().is_some_and(char::is_uppercase) && line.ends_with(['.', '!', '?']))
+}
+
+/// The first paragraph of `text`: its lines from the first non-blank one up to a blank line or a
+/// fence line, joined by spaces.
+fn paragraph_after(text: &str) -> String {
+    text.lines()
+        .skip_while(|line| line.trim().is_empty())
+        .take_while(|line| {
+            let body = line.trim();
+            !body.is_empty() && !body.starts_with("```") && !body.starts_with("~~~")
+        })
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a paragraph reads as prose: its first letter a capital and its end a sentence's (`.`,
+/// `!`, `?`, `:`), emphasis, links and code marks aside.
+fn is_prose_paragraph(paragraph: &str) -> bool {
+    let body = paragraph.trim_start_matches(['*', '_', '[', '(', '`']);
+    let end = paragraph.trim_end_matches(['*', '_', ')', '`']);
+    body.chars().next().is_some_and(char::is_uppercase) && end.ends_with(['.', '!', '?', ':'])
 }
 
 /// `text` with its fences balanced, as the rendered context shows it: a bare opening fence
@@ -196,6 +227,14 @@ mod tests {
         assert_eq!(balanced_fences("Intro.\n```\ncode"), "Intro.\n```\ncode\n```");
         // Inline code with three backticks is not a fence.
         assert_eq!(balanced_fences("```a ` b```"), "```a ` b```");
+    }
+
+    #[test]
+    fn a_closing_fence_on_the_first_line_before_prose_is_read_as_closing() {
+        let text = "```\n\nYou can configure it too.\n\n```console\n$ git config x\n```\n";
+        assert_eq!(balanced_fences(text), format!("```\n{text}"));
+        // A bare fence on the first line before code opens a block.
+        assert_eq!(balanced_fences("```\ncode\n"), "```\ncode\n```");
     }
 
     #[test]
