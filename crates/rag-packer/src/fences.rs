@@ -156,9 +156,14 @@ fn paragraph_after(text: &str) -> String {
 }
 
 /// Whether a paragraph reads as prose: its first letter a capital and its end a sentence's (`.`,
-/// `!`, `?`, `:`), emphasis, links and code marks aside.
+/// `!`, `?`, `:`), a list marker, emphasis, links and code marks aside.
 fn is_prose_paragraph(paragraph: &str) -> bool {
-    let body = paragraph.trim_start_matches(['*', '_', '[', '(', '`']);
+    let unlisted = paragraph.trim_start_matches(|c: char| c.is_ascii_digit());
+    let unlisted = match unlisted.strip_prefix(['.', ')']) {
+        Some(rest) if unlisted.len() < paragraph.len() => rest,
+        _ => paragraph.strip_prefix(['-', '+']).unwrap_or(paragraph),
+    };
+    let body = unlisted.trim_start().trim_start_matches(['*', '_', '[', '(', '`']);
     let end = paragraph.trim_end_matches(['*', '_', ')', '`']);
     body.chars().next().is_some_and(char::is_uppercase) && end.ends_with(['.', '!', '?', ':'])
 }
@@ -233,6 +238,9 @@ mod tests {
     fn a_closing_fence_on_the_first_line_before_prose_is_read_as_closing() {
         let text = "```\n\nYou can configure it too.\n\n```console\n$ git config x\n```\n";
         assert_eq!(balanced_fences(text), format!("```\n{text}"));
+        let listed =
+            "```\n\n7. Run `make`, which builds it.\n\n   ```none\n   # make\n   ```\n\n8. Start it.\n\n   ```none\n";
+        assert_eq!(balanced_fences(listed), format!("```\n{listed}```"));
         // A bare fence on the first line before code opens a block.
         assert_eq!(balanced_fences("```\ncode\n"), "```\ncode\n```");
     }
