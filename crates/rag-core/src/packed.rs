@@ -174,6 +174,14 @@ pub enum DropReason {
         /// The floor it had to exceed.
         floor: f64,
     },
+    /// It did not fit whole, so its best part for the query was packed instead, as the chunk
+    /// `part`, whose `metadata.cut_from` names this chunk and the byte range of its content.
+    CutToFit {
+        /// The chunk's tokens.
+        tokens: usize,
+        /// The packed chunk that holds its best part.
+        part: ChunkId,
+    },
     /// Its document already had the maximum number of packed chunks.
     OverDocumentCap {
         /// The document.
@@ -193,7 +201,10 @@ impl DropReason {
 impl DropReason {
     /// Whether the chunk was left out for lack of room: over the budget or the per-document cap.
     pub const fn is_lack_of_room(&self) -> bool {
-        matches!(self, Self::OverBudget { .. } | Self::OverDocumentCap { .. })
+        matches!(
+            self,
+            Self::OverBudget { .. } | Self::OverDocumentCap { .. } | Self::CutToFit { .. }
+        )
     }
 }
 
@@ -220,6 +231,12 @@ impl fmt::Display for DropReason {
             }
             Self::OverDocumentCap { document_id, cap } => {
                 write!(f, "over the cap of {cap} chunks for document {document_id}")
+            }
+            Self::CutToFit { tokens, part } => {
+                write!(
+                    f,
+                    "cut to fit ({tokens} tokens did not fit): its best part is packed as {part}"
+                )
             }
         }
     }
@@ -337,6 +354,12 @@ pub struct PackedContext {
     /// scores were taken as given, a missing one as 0.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scoring: Option<Scoring>,
+    /// The score each packed chunk was ranked by, parallel to `chunks`: its own score, or its
+    /// section heading's when the packer lifted that to it (section-aware packing), which can
+    /// differ from `Chunk::score`. A pinned chunk, which is not ranked, has its own score (0.0
+    /// when it has none). Empty when the packer did not report them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effective_scores: Vec<f64>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -408,6 +431,7 @@ impl PackedContext {
             context: None,
             excerpts: Vec::new(),
             scoring: None,
+            effective_scores: Vec::new(),
         }
     }
 
@@ -458,6 +482,13 @@ mod tests {
                     reason: DropReason::OverBudget { tokens: 120 },
                 },
                 DroppedChunk {
+                    id: "g".into(),
+                    reason: DropReason::CutToFit {
+                        tokens: 130,
+                        part: "g#cut".into(),
+                    },
+                },
+                DroppedChunk {
                     id: "f".into(),
                     reason: DropReason::OverDocumentCap {
                         document_id: "d".into(),
@@ -470,6 +501,7 @@ mod tests {
             context: None,
             excerpts: Vec::new(),
             scoring: Some(Scoring::PartlyGiven { unscored: 1, chunks: 5 }),
+            effective_scores: vec![0.75],
         }
     }
 
@@ -494,15 +526,20 @@ mod tests {
         );
         assert_eq!(
             json["dropped"][3],
+            json!({"id": "g", "reason": "cut_to_fit", "tokens": 130, "part": "g#cut"})
+        );
+        assert_eq!(
+            json["dropped"][4],
             json!({"id": "f", "reason": "over_document_cap", "document_id": "d", "cap": 1})
         );
         assert_eq!(
             json["scoring"],
             json!({"rule": "partly_given", "unscored": 1, "chunks": 5})
         );
+        assert_eq!(json["effective_scores"], json!([0.75]));
         let back: PackedContext = serde_json::from_value(json).unwrap();
         assert_eq!(back, packed);
-        assert_eq!((back.dropped_dedup(), back.dropped_budget()), (2, 2));
+        assert_eq!((back.dropped_dedup(), back.dropped_budget()), (2, 3));
     }
 
     #[test]
@@ -514,6 +551,7 @@ mod tests {
                 "exact duplicate of a",
                 "near duplicate of a (jaccard 0.900)",
                 "over budget (120 tokens did not fit)",
+                "cut to fit (130 tokens did not fit): its best part is packed as g#cut",
                 "over the cap of 1 chunks for document d",
             ]
         );

@@ -281,6 +281,12 @@ static SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| pattern(r"[;\n]|[.!?](?:
 
 /// `text` with everything that is not prose replaced by line breaks (see [`NOT_PROSE`]).
 fn prose_of(text: &str) -> Cow<'_, str> {
+    // A chunk that starts inside a code block: up to its closing fence is code, and that fence
+    // must not be read as one that opens a block over the rest of the chunk.
+    let text = match crate::fences::code_prefix_end(text) {
+        Some(end) => &text[end..],
+        None => text,
+    };
     let mut prose = Cow::Borrowed(text);
     for not_prose in NOT_PROSE.iter() {
         if let Cow::Owned(replaced) = not_prose.replace_all(&prose, "\n") {
@@ -468,6 +474,12 @@ mod tests {
         }
         assert_eq!(prose_of("Use `x = 3` in v2.1.0 now.").as_ref(), "Use \n in \n now.");
         assert_eq!(prose_of("The file(s) take 5 MB.").as_ref(), "The file(s) take 5 MB.");
+        // A chunk that starts inside a code block: its closing fence does not hide the prose after it.
+        let after_code = chunks(&[
+            ("server.listen(1337);\n```\nThe refund window is 30 days.", Trusted),
+            ("The refund window is 14 days.", Trusted),
+        ]);
+        assert_eq!(detect_conflicts(&after_code).len(), 1);
         // Prose around the code still counts.
         let prose = chunks(&[
             ("```\ncode\n```\nThe refund window is 30 days.", Trusted),

@@ -60,7 +60,9 @@
 //! ```
 
 mod conflicts;
+mod cut;
 mod dedup;
+mod fences;
 mod order;
 mod pipeline;
 mod rank;
@@ -73,13 +75,15 @@ mod setters;
 mod validate;
 
 pub use conflicts::{MIN_REPEATED_SENTENCE_WORDS, detect_conflicts};
+pub use cut::best_part;
 pub use dedup::{
     DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
 };
+pub use fences::balanced_fences;
 pub use order::{
     Order, ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order,
 };
-pub use pipeline::{ContextPacker, PackerConfig};
+pub use pipeline::{ContextPacker, MIN_CUT_TOKENS, PackerConfig};
 pub use rank::rank_order;
 pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adjacent};
 pub use repacker::{

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rag_core::{ChunkId, ConflictAnnotation, DroppedChunk, Excerpt, PackedContext};
 
-use crate::chunk::PySpan;
+use crate::chunk::{PyChunk, PySpan};
 use crate::json;
 
 /// An advisory note that some packed chunks disagree.
@@ -56,7 +56,7 @@ impl PyDroppedChunk {
     }
 
     /// Why, as a name: `exact_duplicate`, `near_duplicate`, `over_budget`, `over_document_cap`,
-    /// `negative_score`, `heading_only` or `not_relevant`.
+    /// `negative_score`, `heading_only`, `not_relevant` or `cut_to_fit`.
     #[getter]
     fn reason(&self) -> PyResult<String> {
         let value = serde_json::to_value(&self.inner.reason).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -176,6 +176,10 @@ pub(crate) struct PyPackedContext {
     /// (`bm25 against the query ...`, `given ...`); `None` without a query.
     #[pyo3(get)]
     scoring: Option<String>,
+    /// The score each packed chunk was ranked by (its section heading's when that lifted it),
+    /// parallel to `chunks`.
+    #[pyo3(get)]
+    effective_scores: Vec<f64>,
     /// How many chunks were dropped as exact or near duplicates.
     dedup_drops: usize,
     /// How many chunks were dropped for lack of room.
@@ -193,13 +197,21 @@ impl PyPackedContext {
     ) -> PyResult<Self> {
         let position: HashMap<&ChunkId, usize> = ids.iter().enumerate().map(|(i, id)| (id, i)).collect();
         let chunks = PyList::empty(py);
-        for chunk in &packed.chunks {
-            // The packer refuses repeated ids, so each packed id names exactly one input.
-            let i = position
-                .get(&chunk.id)
-                .copied()
-                .ok_or_else(|| PyValueError::new_err(format!("packed chunk {} is not among the inputs", chunk.id)))?;
-            chunks.append(originals[i].bind(py))?;
+        for chunk in std::mem::take(&mut packed.chunks) {
+            // The packer refuses repeated ids, so each packed id names exactly one input; a part
+            // cut to fit is no input, and is a new chunk.
+            match position.get(&chunk.id).copied() {
+                Some(i) => chunks.append(originals[i].bind(py))?,
+                None if chunk.metadata.contains_key("cut_from") => {
+                    chunks.append(Py::new(py, PyChunk::from_rust(chunk))?)?;
+                }
+                None => {
+                    return Err(PyValueError::new_err(format!(
+                        "packed chunk {} is not among the inputs",
+                        chunk.id
+                    )));
+                }
+            }
         }
         let conflicts = PyList::empty(py);
         for conflict in std::mem::take(&mut packed.conflicts) {
@@ -230,6 +242,7 @@ impl PyPackedContext {
             notes: packed.notes,
             context: packed.context,
             scoring: packed.scoring.as_ref().map(ToString::to_string),
+            effective_scores: packed.effective_scores,
         })
     }
 }

@@ -50,6 +50,9 @@ pub(crate) struct PyPackerConfig {
     /// Recount every chunk with content instead of trusting cached `token_count`s.
     #[pyo3(get, set)]
     verify_counts: bool,
+    /// `pack_context` packs the best part of the best left-out heading-aware chunk.
+    #[pyo3(get, set)]
+    cut_to_fit: bool,
 }
 
 impl Default for PyPackerConfig {
@@ -67,6 +70,7 @@ impl Default for PyPackerConfig {
             section_aware: engine.section_aware,
             relevance_floor: engine.relevance_floor,
             verify_counts: engine.verify_counts,
+            cut_to_fit: engine.cut_to_fit,
         }
     }
 }
@@ -85,6 +89,7 @@ impl PyPackerConfig {
             .with_section_aware(self.section_aware)
             .with_relevance_floor(self.relevance_floor)
             .with_verify_counts(self.verify_counts)
+            .with_cut_to_fit(self.cut_to_fit)
     }
 }
 
@@ -94,7 +99,7 @@ impl PyPackerConfig {
     #[pyo3(signature = (
         order = "lost_in_middle", jaccard_threshold = None, detect_conflicts = true, *,
         strategy = "greedy", shingle_size = 5, max_per_document = None, section_aware = true,
-        relevance_floor = None, objective = "auto", verify_counts = false,
+        relevance_floor = None, objective = "auto", verify_counts = false, cut_to_fit = true,
     ))]
     fn new(
         order: &str,
@@ -107,6 +112,7 @@ impl PyPackerConfig {
         relevance_floor: Option<f64>,
         objective: &str,
         verify_counts: bool,
+        cut_to_fit: bool,
     ) -> PyResult<Self> {
         Ok(Self {
             order: ByName::from_name(order)?,
@@ -119,6 +125,7 @@ impl PyPackerConfig {
             section_aware,
             relevance_floor,
             verify_counts,
+            cut_to_fit,
         })
     }
 
@@ -146,7 +153,8 @@ impl PyPackerConfig {
     fn __repr__(&self) -> String {
         format!(
             "PackerConfig(order={:?}, jaccard_threshold={}, detect_conflicts={}, strategy={:?}, shingle_size={}, \
-             max_per_document={}, section_aware={}, relevance_floor={}, objective={:?}, verify_counts={})",
+             max_per_document={}, section_aware={}, relevance_floor={}, objective={:?}, verify_counts={}, \
+             cut_to_fit={})",
             self.order.name(),
             py_option(self.jaccard_threshold),
             py_bool(self.detect_conflicts),
@@ -157,6 +165,7 @@ impl PyPackerConfig {
             py_option(self.relevance_floor),
             self.objective.name(),
             py_bool(self.verify_counts),
+            py_bool(self.cut_to_fit),
         )
     }
 }

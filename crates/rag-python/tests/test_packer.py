@@ -90,6 +90,27 @@ def test_a_query_packs_unscored_chunks_as_ragctl_pack_does(tmp_path, ragctl_bin,
     assert awaited.scoring == cli["scoring"]
 
 
+def test_pack_context_packs_the_best_part_of_a_chunk_that_does_not_fit(ctx):
+    filler = " ".join(f"Filler sentence {i} says little." for i in range(30))
+    best = Chunk("best", "guide", "acme", filler + " The refund window is thirty days. " + filler)
+    small = Chunk("small", "guide2", "acme", "Refund forms are online.")
+    for chunk in (best, small):
+        chunk.metadata = {"kind": "body"}
+    packed = ContextPacker().pack_context_blocking(ctx, [best, small], 120, query="refund window")
+    cut = [c for c in packed.chunks if c.id == "best#cut"]
+    assert cut and "The refund window is thirty days." in cut[0].content
+    start, end = cut[0].metadata["cut_from"]["start"], cut[0].metadata["cut_from"]["end"]
+    assert best.content.encode()[start:end].decode() == cut[0].content
+    assert [d.reason for d in packed.dropped if d.id == "best"] == ["cut_to_fit"]
+    assert len(packed.effective_scores) == len(packed.chunks)
+    assert packed.tokens_used <= 120
+    whole = ContextPacker(PackerConfig(cut_to_fit=False)).pack_context_blocking(
+        ctx, [best, small], 120, query="refund window"
+    )
+    assert all(not c.id.endswith("#cut") for c in whole.chunks)
+    assert [d.reason for d in whole.dropped if d.id == "best"] == ["over_budget"]
+
+
 def test_a_query_of_more_than_1024_terms_is_refused(ctx):
     chunks = [Chunk("a", "d", "acme", "term1 and term2")]
     query = " ".join(f"term{i}" for i in range(1025))

@@ -154,6 +154,37 @@ struct Settings {
     max_input_bytes: u64,
     /// Stdin read whole (when `-` is an input), or why it could not be.
     stdin: Option<Result<Vec<u8>, String>>,
+    /// Counts the chunks of a lone input as they come (hidden unless it is drawn, see
+    /// [`shows_progress`]).
+    chunk_progress: ProgressBar,
+    /// What the text reports of every file add up to, for the totals line.
+    totals: std::sync::Mutex<Totals>,
+}
+
+/// The sums over the files of a text report.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Totals {
+    files: usize,
+    blocks: usize,
+    chunks: usize,
+    tokens: usize,
+    bytes: usize,
+}
+
+impl Totals {
+    /// The line under a text report of several files; `errors` files failed.
+    fn line(&self, errors: usize) -> String {
+        let files = if self.files == 1 { "file" } else { "files" };
+        let errors_word = if errors == 1 { "error" } else { "errors" };
+        format!(
+            "total: {} {files}, {} blocks, {} chunks, {} tokens, {} B, {errors} {errors_word}\n",
+            thousands(self.files),
+            thousands(self.blocks),
+            thousands(self.chunks),
+            thousands(self.tokens),
+            thousands(self.bytes),
+        )
+    }
 }
 
 /// The output of one file, made by a worker and written in input order by the main thread.
@@ -263,6 +294,12 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         show: args.show,
         max_input_bytes: args.max_input_bytes,
         stdin,
+        chunk_progress: chunk_spinner(
+            inputs.len(),
+            std::io::stderr().is_terminal(),
+            std::io::stdout().is_terminal(),
+        ),
+        totals: std::sync::Mutex::new(Totals::default()),
     };
 
     let progress = progress_bar(
@@ -310,6 +347,15 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
             Ok(())
         },
     )?;
+    settings.chunk_progress.finish_and_clear();
+    if settings.format == ChunkFormat::Text && inputs.len() > 1 {
+        let totals = *settings
+            .totals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        out.write_all(totals.line(failures).as_bytes())
+            .context("writing to stdout")?;
+    }
     out.flush().context("writing to stdout")?;
     progress.finish_and_clear();
     Ok(if failures > 0 {
@@ -356,14 +402,29 @@ fn in_flight_cost(input: &Input, settings: &Settings) -> u64 {
     }
 }
 
-/// Whether to draw a progress bar: several files, stderr a terminal, and stdout not (a bar drawn
-/// on the terminal the data goes to would interleave with it), unless `--quiet`.
-fn shows_progress(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool, quiet: bool) -> bool {
-    files > 1 && stderr_is_terminal && !stdout_is_terminal && !quiet
+/// Whether to draw progress: stderr a terminal, and stdout not (a bar drawn on the terminal the
+/// data goes to would interleave with it), unless `--quiet`. Several files get a bar of files,
+/// one file a spinner of its chunks.
+fn shows_progress(stderr_is_terminal: bool, stdout_is_terminal: bool, quiet: bool) -> bool {
+    stderr_is_terminal && !stdout_is_terminal && !quiet
+}
+
+/// The spinner that counts a lone input's chunks, so a large file does not look hung.
+fn chunk_spinner(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool) -> ProgressBar {
+    if files == 1 && shows_progress(stderr_is_terminal, stdout_is_terminal, diagnostics::quiet()) {
+        let spinner = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {pos} chunks {elapsed}") {
+            spinner.set_style(style);
+        }
+        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+        spinner
+    } else {
+        ProgressBar::hidden()
+    }
 }
 
 fn progress_bar(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool) -> ProgressBar {
-    if shows_progress(files, stderr_is_terminal, stdout_is_terminal, diagnostics::quiet()) {
+    if files > 1 && shows_progress(stderr_is_terminal, stdout_is_terminal, diagnostics::quiet()) {
         let bar = ProgressBar::new(files as u64);
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}") {
             bar.set_style(style);
@@ -461,6 +522,7 @@ fn chunk_into(
         .chunker
         .chunk_document_each(&settings.ctx, &parsed, &mut |chunk| {
             emitted += 1;
+            settings.chunk_progress.inc(1);
             match settings.format {
                 ChunkFormat::Jsonl if write_error.is_none() => {
                     let written = serde_json::to_writer(&mut *out, &chunk)
@@ -478,6 +540,21 @@ fn chunk_into(
     chunked.map_err(|err| Failure::File(err.into()))?;
     span.record("rag.chunk.chunks", emitted as i64);
     if settings.format == ChunkFormat::Text {
+        let bytes = parsed
+            .rendition
+            .as_ref()
+            .and_then(|rendition| rendition.original_bytes)
+            .unwrap_or(parsed.document.text.len());
+        let mut totals = settings
+            .totals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        totals.files += 1;
+        totals.blocks += parsed.blocks.len();
+        totals.chunks += preview.total;
+        totals.tokens += preview.tokens;
+        totals.bytes += bytes;
+        drop(totals);
         let text = preview.render(uri, doc_type, &parsed, settings);
         out.write_all(text.as_bytes())
             .context("writing the output")
@@ -593,6 +670,8 @@ fn rendition_lines(rendition: &rag_core::Rendition, text_bytes: usize) -> String
 struct Preview {
     show: usize,
     total: usize,
+    /// The chunks' tokens, summed.
+    tokens: usize,
     kinds: Vec<(String, usize)>,
     first: Vec<Chunk>,
     /// Positions of heading chunks, for the parent arrows (parents are headings).
@@ -604,6 +683,7 @@ impl Preview {
         Self {
             show,
             total: 0,
+            tokens: 0,
             kinds: Vec::new(),
             first: Vec::new(),
             heading_positions: HashMap::new(),
@@ -612,6 +692,7 @@ impl Preview {
 
     fn add(&mut self, chunk: Chunk) {
         self.total += 1;
+        self.tokens += chunk.token_count.unwrap_or(0);
         let kind = chunk.metadata_str("kind").unwrap_or("other");
         match self.kinds.iter_mut().find(|(k, _)| k == kind) {
             Some((_, n)) => *n += 1,
@@ -707,11 +788,28 @@ mod tests {
     #[test]
     fn the_progress_bar_is_never_drawn_on_the_terminal_the_data_goes_to() {
         // Data redirected, a person watching stderr: the bar.
-        assert!(shows_progress(2, true, false, false));
+        assert!(shows_progress(true, false, false));
         // Data on the same terminal: bar lines would interleave with it.
-        assert!(!shows_progress(2, true, true, false));
-        assert!(!shows_progress(2, false, false, false), "stderr is not a terminal");
-        assert!(!shows_progress(1, true, false, false), "one file needs no bar");
-        assert!(!shows_progress(2, true, false, true), "--quiet");
+        assert!(!shows_progress(true, true, false));
+        assert!(!shows_progress(false, false, false), "stderr is not a terminal");
+        assert!(!shows_progress(true, false, true), "--quiet");
+        // Not drawn where stderr is not a terminal, whatever the number of files.
+        assert!(chunk_spinner(1, false, false).is_hidden());
+        assert!(progress_bar(2, false, false).is_hidden());
+    }
+
+    #[test]
+    fn the_totals_line_sums_the_files_with_their_errors() {
+        let totals = Totals {
+            files: 2,
+            blocks: 1_200,
+            chunks: 31,
+            tokens: 12_345,
+            bytes: 160_002,
+        };
+        assert_eq!(
+            totals.line(1),
+            "total: 2 files, 1,200 blocks, 31 chunks, 12,345 tokens, 160,002 B, 1 error\n"
+        );
     }
 }

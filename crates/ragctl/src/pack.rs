@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
 use rag_core::{PackOrder, PackedContext, Principal, RequestContext, Scoring, SelectionStrategy, TenantId};
-use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig, rank_order};
+use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig};
 use serde_json::json;
 
 use crate::chunk::{Tokenizer, parse_tokenizer};
@@ -51,8 +51,8 @@ pub(crate) struct PackArgs {
     /// Token budget of the packed context.
     #[arg(short = 'b', long, default_value_t = 4000, value_parser = clap::value_parser!(i64).range(1..))]
     budget: i64,
-    /// In text format, show the N best packed chunks (by score, then id: the packer's ranking),
-    /// each with its position in the packed context.
+    /// In report format, show the N best packed chunks (by the score the packer ranked them by,
+    /// then id), each with its position in the packed context.
     #[arg(short = 'k', long, value_name = "N", default_value_t = 5)]
     top_k: usize,
     /// Order of the packed chunks (pinned chunks always come first).
@@ -111,6 +111,10 @@ pub(crate) struct PackArgs {
     /// section (the seed's behaviour).
     #[arg(long)]
     no_sections: bool,
+    /// Skip a heading-aware chunk that does not fit whole instead of packing its best part for
+    /// the query (`ID#cut`, with `metadata.cut_from`) in the room it would have had.
+    #[arg(long)]
+    no_cut: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -129,7 +133,9 @@ Examples:
   Refuse chunks that carry no tenant_id:
     ragctl pack \"q\" --input hits.jsonl --tenant acme --require-tenant
   The built-in demo corpus:
-    ragctl pack \"how are near duplicates detected\" --demo";
+    ragctl pack \"how are near duplicates detected\" --demo
+  The header of settings and counts, and the best packed chunks with their scores:
+    ragctl pack \"how are near duplicates detected\" --demo --format report";
 
 fn parse_template(value: &str) -> Result<String, String> {
     ContextConfig::new(value)
@@ -165,8 +171,10 @@ impl From<ObjectiveArg> for Objective {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum PackFormat {
-    /// A summary header and the top-k packed chunks.
+    /// The packed context as a model gets it, then a one-line summary (control characters escaped).
     Text,
+    /// A header of every setting and count, and the top-k packed chunks with their scores.
+    Report,
     /// One JSON object: the header fields, the packed chunks, the dropped ones and the conflicts.
     Json,
     /// The rendered context alone, ready to paste into a prompt.
@@ -174,18 +182,23 @@ enum PackFormat {
 }
 
 /// Where the chunks come from.
+#[derive(Debug, PartialEq, Eq)]
 enum Source {
-    Demo,
+    /// The demo corpus; `asked` is false when it was chosen because nothing else was given.
+    Demo {
+        asked: bool,
+    },
     Jsonl(PathBuf),
 }
 
 impl Source {
     /// `--input`, else stdin when it is a pipe or a file, else (a terminal: nothing is piped in)
     /// the demo corpus.
-    fn choose(args: &PackArgs) -> Self {
+    fn choose(args: &PackArgs, stdin_is_terminal: bool) -> Self {
         match &args.input {
             Some(path) => Self::Jsonl(path.clone()),
-            None if args.demo || std::io::stdin().is_terminal() => Self::Demo,
+            None if args.demo => Self::Demo { asked: true },
+            None if stdin_is_terminal => Self::Demo { asked: false },
             None => Self::Jsonl(PathBuf::from("-")),
         }
     }
@@ -197,11 +210,20 @@ const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
 pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter = args.tokenizer.counter()?;
-    let (chunks, input) = match Source::choose(&args) {
-        Source::Demo => (
-            crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,
-            DEMO_INPUT.to_owned(),
-        ),
+    let (chunks, input) = match Source::choose(&args, std::io::stdin().is_terminal()) {
+        Source::Demo { asked } => {
+            if !asked {
+                // Forgetting `--input` must not look like an answer from the user's own documents.
+                crate::diagnostics::note(
+                    "no --input and stdin is a terminal: packing the built-in demo corpus (the project's docs); \
+                     pipe chunks in or give --input FILE to pack your own",
+                );
+            }
+            (
+                crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,
+                DEMO_INPUT.to_owned(),
+            )
+        }
         Source::Jsonl(path) => {
             let missing_tenant = if args.require_tenant {
                 MissingTenant::Refuse
@@ -235,6 +257,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .with_conflicts(!args.no_conflicts)
         .with_max_per_document(max_per_document)
         .with_section_aware(!args.no_sections)
+        .with_cut_to_fit(!args.no_cut)
         .with_query(Some(args.query.clone()))
         .with_verify_counts(args.verify_counts)
         .with_token_counter(counter);
@@ -274,6 +297,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     };
     let rendered = match args.format {
         PackFormat::Text => outcome.text(),
+        PackFormat::Report => outcome.report(),
         PackFormat::Json => outcome.json()?,
         PackFormat::Context => {
             // The context is all a prompt pipe sees: an empty one must not pass unremarked.
@@ -341,9 +365,55 @@ impl Outcome<'_> {
         ))
     }
 
+    /// The context as a model gets it and a one-line summary, for a person: control characters
+    /// from the input are escaped (line breaks and tabs kept), so they cannot drive the terminal.
+    fn text(&self) -> String {
+        let mut s = String::new();
+        let context = self.packed.context.as_deref().unwrap_or_default();
+        if context.is_empty() {
+            let why = self
+                .why_the_context_is_empty()
+                .unwrap_or_else(|| "the context is empty".to_owned());
+            let _ = writeln!(s, "({})", esc(&why));
+        } else {
+            let _ = writeln!(s, "{}\n", escape_keeping_layout(context));
+        }
+        let _ = writeln!(s, "{}", self.summary());
+        s
+    }
+
+    /// One line: what was packed into how much, and where to look for more.
+    fn summary(&self) -> String {
+        let packed = self.packed;
+        let cut = packed
+            .chunks
+            .iter()
+            .filter(|c| c.metadata.contains_key("cut_from"))
+            .count();
+        // The chunks the principal may see: how many others there were is the report's to say.
+        let visible = self.chunks_in - packed.hidden_by_acl.min(self.chunks_in);
+        let cut = match cut {
+            0 => String::new(),
+            n => format!(", {n} cut to fit"),
+        };
+        format!(
+            "-- {} of {} chunks packed{cut}, {} of {} tokens ({}, {}); {} left out for room, {} as duplicates; \
+             input: {}; --format report ranks them, --format json explains each",
+            packed.chunks.len(),
+            visible,
+            packed.tokens_used,
+            packed.tokens_budget,
+            packed.strategy,
+            packed.order,
+            packed.dropped_budget(),
+            packed.dropped_dedup(),
+            esc(self.input),
+        )
+    }
+
     /// The header, the `--top-k` best packed chunks and the conflicts, for a person: everything that
     /// comes from the input is escaped, so a control character cannot drive the terminal.
-    fn text(&self) -> String {
+    fn report(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "query:          {:?}", self.args.query);
         let _ = writeln!(s, "input:          {}", esc(self.input));
@@ -365,18 +435,21 @@ impl Outcome<'_> {
         for note in &self.packed.notes {
             let _ = writeln!(s, "note:           {}", esc(note));
         }
-        for (rank, position) in rank_order(&self.packed.chunks)
-            .into_iter()
-            .take(self.args.top_k)
-            .enumerate()
-        {
+        for (rank, position) in self.ranking().into_iter().take(self.args.top_k).enumerate() {
             let chunk = &self.packed.chunks[position];
+            let effective = self.effective_score(position);
+            // The section-lifted score is shown only where it is not the chunk's own.
+            let lifted = if effective == chunk.score_or_zero() {
+                String::new()
+            } else {
+                format!(" (own {:.4})", chunk.score_or_zero())
+            };
             let _ = writeln!(
                 s,
-                "  #{:<3} pos={:<4} score={:.4}  trust={:<13}  id={}  {}",
+                "  #{:<3} pos={:<4} score={:.4}{lifted}  trust={:<13}  id={}  {}",
                 rank + 1,
                 position + 1,
-                chunk.score_or_zero(),
+                effective,
                 chunk.trust.as_str(),
                 esc(chunk.id.as_str()),
                 esc(&excerpt(
@@ -396,6 +469,45 @@ impl Outcome<'_> {
             );
         }
         s
+    }
+
+    /// The score the packer ranked the packed chunk at `position` by: the section-lifted one when
+    /// the packer reported it, else the chunk's own.
+    fn effective_score(&self, position: usize) -> f64 {
+        self.packed
+            .effective_scores
+            .get(position)
+            .copied()
+            .unwrap_or_else(|| self.packed.chunks[position].score_or_zero())
+    }
+
+    /// Positions of the packed chunks, best first, by the score the packer ranked them by (then id).
+    fn ranking(&self) -> Vec<usize> {
+        let mut positions: Vec<usize> = (0..self.packed.chunks.len()).collect();
+        positions.sort_by(|&a, &b| {
+            // As the packer ranks: -0.0 ties with 0.0, and scores are finite.
+            self.effective_score(b)
+                .partial_cmp(&self.effective_score(a))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| self.packed.chunks[a].id.cmp(&self.packed.chunks[b].id))
+        });
+        positions
+    }
+
+    /// The packed chunks as JSON, each with the `effective_score` it was ranked by.
+    fn chunks_json(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        self.packed
+            .chunks
+            .iter()
+            .enumerate()
+            .map(|(position, chunk)| {
+                let mut value = serde_json::to_value(chunk)?;
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("effective_score".to_owned(), json!(self.effective_score(position)));
+                }
+                Ok(value)
+            })
+            .collect()
     }
 
     /// Everything the pack holds and how it came about, for a program.
@@ -418,12 +530,47 @@ impl Outcome<'_> {
             "notes": self.packed.notes,
             "context": self.packed.context,
             "excerpts": self.packed.excerpts,
-            "chunks": self.packed.chunks,
+            "chunks": self.chunks_json()?,
             "dropped": self.packed.dropped,
             "conflicts": self.packed.conflicts,
         });
         let mut s = serde_json::to_string_pretty(&value)?;
         s.push('\n');
         Ok(s)
+    }
+}
+
+/// `text` with its control characters escaped line by line, line breaks and tabs kept: the
+/// context's layout (code indentation, paragraphs) is part of what it shows.
+fn escape_keeping_layout(text: &str) -> String {
+    text.split('\n')
+        .map(|line| line.split('\t').map(|piece| esc(piece)).collect::<Vec<_>>().join("\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+
+    fn pack_args(argv: &[&str]) -> PackArgs {
+        match crate::Cli::try_parse_from(argv).map(|cli| cli.command) {
+            Ok(crate::Command::Pack(args)) => args,
+            other => panic!("not a pack command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_demo_is_packed_unasked_only_from_a_terminal_without_input() {
+        let bare = pack_args(&["ragctl", "pack", "q"]);
+        assert_eq!(Source::choose(&bare, true), Source::Demo { asked: false });
+        assert_eq!(Source::choose(&bare, false), Source::Jsonl(PathBuf::from("-")));
+        let demo = pack_args(&["ragctl", "pack", "q", "--demo"]);
+        assert_eq!(Source::choose(&demo, true), Source::Demo { asked: true });
+        assert_eq!(Source::choose(&demo, false), Source::Demo { asked: true });
+        let input = pack_args(&["ragctl", "pack", "q", "--input", "a.jsonl"]);
+        assert_eq!(Source::choose(&input, true), Source::Jsonl(PathBuf::from("a.jsonl")));
     }
 }

@@ -72,6 +72,14 @@ pub struct PackerConfig {
     /// [`PackedContext::scoring`](rag_core::PackedContext::scoring) says which rule applied.
     /// `None` (the default, the seed's behaviour): scores are taken as given, a missing one as 0.0.
     pub query: Option<String>,
+    /// Cut to fit (on by default; [`ContextPacker::pack_context`](crate::ContextPacker::pack_context)
+    /// only): when the best-ranked chunk left out for lack of room is a heading-aware chunk
+    /// (`metadata.kind` `"body"` or `"heading"`) and the room it would have had holds at least
+    /// [`MIN_CUT_TOKENS`](crate::MIN_CUT_TOKENS), its [best part](crate::best_part) for the query
+    /// is packed in its place, as a new chunk `ID#cut` whose `metadata.cut_from` names the
+    /// original and the byte range of its content; the original is dropped as
+    /// [`CutToFit`](rag_core::DropReason::CutToFit). `pack` never cuts (the seed's semantics).
+    pub cut_to_fit: bool,
 }
 
 impl Default for PackerConfig {
@@ -92,6 +100,7 @@ impl Default for PackerConfig {
             verify_counts: false,
             relevance_floor: None,
             query: None,
+            cut_to_fit: true,
         }
     }
 }
@@ -122,6 +131,8 @@ impl PackerConfig {
         pub fn with_relevance_floor(relevance_floor: Option<f64>);
         /// Sets the query that chunks without a score are scored against (`None`: no scoring).
         pub fn with_query(query: Option<String>);
+        /// Turns cutting the best left-out chunk to fit on or off (`pack_context` only).
+        pub fn with_cut_to_fit(cut_to_fit: bool);
     }
 
     /// Plugs in an order of your own (the seed's extension point); sets `order` to
@@ -193,6 +204,7 @@ impl fmt::Debug for PackerConfig {
             .field("verify_counts", &self.verify_counts)
             .field("relevance_floor", &self.relevance_floor)
             .field("query", &self.query)
+            .field("cut_to_fit", &self.cut_to_fit)
             .finish()
     }
 }

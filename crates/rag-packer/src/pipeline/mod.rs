@@ -4,6 +4,7 @@ mod admit;
 mod candidates;
 mod config;
 mod context;
+mod cut;
 mod drops;
 mod plan;
 
@@ -18,6 +19,7 @@ use self::admit::{Request, admit, admit_borrowed};
 use self::candidates::candidates;
 pub use self::config::PackerConfig;
 use self::context::Rendered;
+pub use self::cut::MIN_CUT_TOKENS;
 use self::plan::{Counted, Plan, plan};
 use crate::conflicts::detect_conflicts;
 use crate::render::ContextFormat;
@@ -211,14 +213,37 @@ impl ContextPacker {
         format: &ContextFormat,
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
-            let (chunks, request) = admit(&self.config, ctx, chunks, budget)?;
-            let (plan, (text, excerpts)) = plan(
+            let (mut chunks, request) = admit(&self.config, ctx, chunks, budget)?;
+            let mut planned = plan(
                 &self.config,
                 &chunks,
                 candidates(&self.config, &chunks, &request)?,
                 Rendered::new(&self.config, format, &chunks),
             )?;
-            let (packed, dropped, plan) = plan.hand_over(chunks);
+            // Cut to fit: the best left-out chunk's best part joins the candidates, and the context
+            // is planned again; kept only if the part made it in.
+            let mut cut_from = None;
+            if let Some((original, part)) = cut::cut_for(&self.config, format, &chunks, &planned.0)? {
+                let ids = (chunks[original].id.clone(), part.id.clone());
+                chunks.push(part);
+                let again = plan(
+                    &self.config,
+                    &chunks,
+                    candidates(&self.config, &chunks, &request)?,
+                    Rendered::new(&self.config, format, &chunks),
+                )?;
+                if again.0.packed.contains(&(chunks.len() - 1)) {
+                    planned = again;
+                    cut_from = Some(ids);
+                } else {
+                    chunks.pop();
+                }
+            }
+            let (plan, (text, excerpts)) = planned;
+            let (packed, mut dropped, plan) = plan.hand_over(chunks);
+            if let Some((original, part)) = &cut_from {
+                cut::mark_cut(&mut dropped, original, part);
+            }
             let conflicts = self.conflicts(&packed);
             let mut result = self.assemble(packed, dropped, conflicts, plan, request);
             result.context = Some(text);
@@ -313,6 +338,7 @@ impl ContextPacker {
         result.notes = plan.notes;
         result.hidden_by_acl = request.hidden;
         result.scoring = request.scoring;
+        result.effective_scores = plan.packed.iter().map(|&i| plan.scores[i]).collect();
         result
     }
 }

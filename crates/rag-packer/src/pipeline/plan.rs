@@ -25,6 +25,8 @@ pub(super) struct Plan {
     /// The strategy that actually ran (`optimal` may fall back to `knapsack`).
     pub(super) strategy: SelectionStrategy,
     pub(super) notes: Vec<String>,
+    /// The score each chunk ranked by (section-lifted), by input position.
+    pub(super) scores: Vec<f64>,
 }
 
 /// A selection arranged and measured.
@@ -143,6 +145,10 @@ pub(super) fn plan<F: Fit>(
         notes.push(format!("custom order: {}", custom.name()));
     }
     notes.extend(fit.note());
+    let mut scores = vec![0.0; chunks.len()];
+    for candidate in &candidates.list {
+        scores[candidate.position] = candidate.score;
+    }
     let plan = Plan {
         packed: candidates
             .pinned_positions()
@@ -154,6 +160,7 @@ pub(super) fn plan<F: Fit>(
         budget: candidates.budget,
         strategy: rounds.strategy,
         notes,
+        scores,
     };
     Ok((plan, fitted.output))
 }

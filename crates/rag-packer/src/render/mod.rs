@@ -3,13 +3,18 @@
 //! The layout of a rendered context: the pinned chunks, each through the template, then one part
 //! per excerpt (a run of adjacent chunks of one document, see [`merge_adjacent`]), each preceded by
 //! a breadcrumb line (its heading path, `A > B > C`) when it starts a run of excerpts from another
-//! section than the one before; parts joined by the delimiter.
+//! section than the one before; parts joined by the delimiter. An excerpt whose text opens a code
+//! fence it does not close, or closes one it did not open, is shown with the fence balanced
+//! ([`balanced_fences`](crate::balanced_fences)).
 
 mod excerpt;
 mod template;
 
+use std::borrow::Cow;
+
 use rag_core::{Chunk, ChunkId, Excerpt, RenderError};
 
+use crate::fences::balanced_fences;
 use crate::setters::setters;
 
 pub use self::excerpt::{MergedRun, merge_adjacent};
@@ -99,7 +104,12 @@ impl ContextFormat {
         let mut previous_section: Option<(&str, Vec<&str>)> = None;
         for run in runs {
             let first = &chunks[run.members[0]];
-            let shown = excerpt_view(chunks, run)?;
+            let mut shown = excerpt_view(chunks, run)?;
+            // A code block cut by a chunk boundary is shown closed (or reopened), so it does not
+            // turn the rest of the prompt into code; the fence counts in the budget like any text.
+            if let Some(Cow::Owned(balanced)) = shown.content().map(balanced_fences) {
+                let _ = shown.set_body(Some(balanced), None);
+            }
             let section = (first.document_id.as_str(), first.heading_path());
             let breadcrumb = match self.breadcrumb_line(first) {
                 Some(line) if previous_section.as_ref() != Some(&section) => Some(line),

@@ -342,7 +342,8 @@ class PackedContext:
 
     @property
     def chunks(self) -> List[Chunk]:
-        """The packed chunks, pinned first: the objects that were passed in."""
+        """The packed chunks, pinned first: the objects that were passed in, and a new chunk
+        ``ID#cut`` (``metadata["cut_from"]``) for a part ``pack_context`` cut to fit."""
     @property
     def tokens_used(self) -> int: ...
     @property
@@ -371,6 +372,10 @@ class PackedContext:
         prints it; ``None`` without a query."""
     @property
     def excerpts(self) -> List[Excerpt]: ...
+    @property
+    def effective_scores(self) -> List[float]:
+        """The score each packed chunk was ranked by (its section heading's when that lifted it),
+        parallel to ``chunks``."""
     def dropped_dedup(self) -> int: ...
     def dropped_budget(self) -> int: ...
 
@@ -583,6 +588,7 @@ class PackerConfig:
         relevance_floor: Optional[float] = None,
         objective: ObjectiveName = "auto",
         verify_counts: bool = False,
+        cut_to_fit: bool = True,
     ) -> Self: ...
     order: OrderName
     jaccard_threshold: Optional[float]
@@ -594,6 +600,7 @@ class PackerConfig:
     relevance_floor: Optional[float]
     objective: ObjectiveName
     verify_counts: bool
+    cut_to_fit: bool
 
 @final
 class ContextPacker:

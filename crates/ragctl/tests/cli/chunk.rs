@@ -587,3 +587,29 @@ fn a_pdf_reports_the_furniture_it_left_out_and_reads_from_stdin() {
     let texts = |out: &[u8]| jsonl(out).iter().map(|c| c["content"].clone()).collect::<Vec<_>>();
     assert_eq!(texts(&from_stdin), texts(&from_file));
 }
+
+#[test]
+fn a_text_report_of_several_files_ends_with_their_totals() {
+    let dir = dir_with(
+        "totals",
+        &[("a.md", "# A\n\nOne paragraph.\n"), ("b.md", "# B\n\nTwo.\n\nThree.\n")],
+    );
+    std::fs::write(dir.join("bad.md"), [b'#', b' ', 0xff]).unwrap();
+    let assert = partly_failed(ragctl_in(&dir).args(["chunk", "a.md", "b.md", "bad.md"]), &["bad.md"]);
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("total: 2 files, "), "{stdout}");
+    assert!(last.ends_with(", 1 error"), "{stdout}");
+    let chunks = jsonl(&stdout_of(
+        ragctl_in(&dir).args(["chunk", "a.md", "b.md", "--format", "jsonl"]),
+    ));
+    let tokens: u64 = chunks.iter().map(|c| c["token_count"].as_u64().unwrap()).sum();
+    let bytes = "# A\n\nOne paragraph.\n".len() + "# B\n\nTwo.\n\nThree.\n".len();
+    assert!(
+        last.contains(&format!(", {} chunks, {tokens} tokens, {bytes} B,", chunks.len())),
+        "{stdout}"
+    );
+    // One file: its report alone, no totals.
+    let one = String::from_utf8(stdout_of(ragctl_in(&dir).args(["chunk", "a.md"]))).unwrap();
+    assert!(!one.contains("total:"), "{one}");
+}

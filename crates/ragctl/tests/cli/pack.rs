@@ -20,9 +20,45 @@ fn pack_json(query: &str, flags: &[&str], stdin: impl Into<Vec<u8>>) -> Value {
 }
 
 #[test]
+fn the_demo_prints_the_packed_context_and_a_one_line_summary() {
+    let out = stdout_of(ragctl().args(["pack", "how are near duplicates detected", "--demo", "--budget", "600"]));
+    let text = String::from_utf8(out).unwrap();
+    let context = json_of(&stdout_of(ragctl().args([
+        "pack",
+        "how are near duplicates detected",
+        "--demo",
+        "--budget",
+        "600",
+        "--format",
+        "json",
+    ])));
+    let context = context["context"].as_str().unwrap();
+    assert!(!context.is_empty());
+    assert_eq!(
+        text,
+        format!("{context}\n\n{}\n", text.lines().last().unwrap()),
+        "{text}"
+    );
+    let summary = text.lines().last().unwrap();
+    assert!(
+        summary.starts_with("-- ") && summary.contains(" of 600 tokens"),
+        "{summary}"
+    );
+    assert!(summary.contains("input: demo corpus"), "{summary}");
+}
+
+#[test]
 fn the_demo_corpus_packs_with_demo_and_says_so() {
     let assert = ragctl()
-        .args(["pack", "how are near duplicates detected", "--top-k", "3", "--demo"])
+        .args([
+            "pack",
+            "how are near duplicates detected",
+            "--top-k",
+            "3",
+            "--demo",
+            "--format",
+            "report",
+        ])
         .assert();
     stdout_has(
         assert.success(),
@@ -58,8 +94,24 @@ fn chunk_output_pipes_into_pack() {
     assert!(chunks_out > 0 && chunks_out < chunks_in);
     assert!(packed["tokens_used"].as_u64().unwrap() <= 1500);
     assert_eq!(packed["chunks"].as_array().unwrap().len() as u64, chunks_out);
+    // A part cut to fit is no input: its original is in `dropped`, as cut to fit.
+    let cut: Vec<&Value> = packed["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["metadata"].get("cut_from").is_some())
+        .collect();
+    for part in &cut {
+        let original = &part["metadata"]["cut_from"]["id"];
+        let record = packed["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["id"] == *original);
+        assert_eq!(record.unwrap()["reason"], "cut_to_fit", "{part}");
+    }
     assert_eq!(
-        packed["dropped"].as_array().unwrap().len() as u64 + chunks_out,
+        packed["dropped"].as_array().unwrap().len() as u64 + chunks_out - cut.len() as u64,
         chunks_in,
         "every input chunk is packed or has a drop reason"
     );
@@ -184,7 +236,7 @@ fn piped_stdin_is_read_without_input() {
     assert_eq!(packed["chunks_in"], 2, "the piped chunks, not the demo corpus");
     // Nothing piped in (stdin is empty, not a terminal): an empty pack, and a hint.
     ragctl()
-        .args(["pack", "q"])
+        .args(["pack", "q", "--format", "report"])
         .assert()
         .success()
         .stdout(predicate::str::contains("chunks_in:      0"))
@@ -213,7 +265,7 @@ fn top_k_shows_the_best_chunks_not_the_first_in_context_order() {
         .join("\n");
     let out = stdout_of(
         ragctl()
-            .args(["pack", "q", "--input", "-", "-k", "2"])
+            .args(["pack", "q", "--input", "-", "-k", "2", "--format", "report"])
             .write_stdin(input),
     );
     let text = String::from_utf8(out).unwrap();
@@ -281,7 +333,7 @@ fn invalid_utf8_names_the_line_and_a_byte_order_mark_is_accepted() {
     input.extend_from_slice(b"\n{\"id\":\"b\xff\"}\n");
     std::fs::write(dir.join("bad.jsonl"), &input).unwrap();
     ragctl_in(&dir)
-        .args(["pack", "q", "--input", "bom.jsonl"])
+        .args(["pack", "q", "--input", "bom.jsonl", "--format", "report"])
         .assert()
         .success()
         .stdout(predicate::str::contains("chunks_in:      1"));
@@ -299,7 +351,16 @@ fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
     );
     let out = stdout_of(
         ragctl()
-            .args(["pack", "q", "--input", "-", "--tenant", "t\u{9b}2J"])
+            .args([
+                "pack",
+                "q",
+                "--input",
+                "-",
+                "--tenant",
+                "t\u{9b}2J",
+                "--format",
+                "report",
+            ])
             .write_stdin(input.clone()),
     );
     let text = String::from_utf8(out).unwrap();
@@ -310,6 +371,12 @@ fn control_characters_are_escaped_in_text_output_and_kept_in_data_formats() {
     assert!(text.contains("id=c\\x1b]0;pwned\\x07"), "{text}");
     assert!(text.contains("tenant:         t\\u{9b}2J"), "{text}");
     assert!(text.contains("Body \\x1b[31mred"), "{text}");
+    // The default text shows the context to a person: escaped too.
+    let shown = String::from_utf8(stdout_of(
+        ragctl().args(["pack", "q", "--input", "-"]).write_stdin(input.clone()),
+    ))
+    .unwrap();
+    assert!(shown.starts_with("Body \\x1b[31mred\\x1b[0m text.\n"), "{shown:?}");
     // The context is data for a model: kept as is.
     ragctl()
         .args([
@@ -572,7 +639,7 @@ fn chunks_hidden_from_the_principal_shape_nothing_it_gets() {
         .collect();
     let alone = visible.join("\n");
     let mixed = [&hidden[..], &visible[..]].concat().join("\n");
-    for format in ["json", "text", "context"] {
+    for format in ["json", "text", "report", "context"] {
         let pack = |input: &str| {
             let out = stdout_of(
                 ragctl()
@@ -607,4 +674,40 @@ fn chunks_hidden_from_the_principal_shape_nothing_it_gets() {
             assert!(!mixed.contains("merger") && !mixed.contains("m1"), "{mixed}");
         }
     }
+}
+
+#[test]
+fn the_score_a_section_ranked_by_is_shown_in_the_report_and_in_json() {
+    // The heading matched (0.9), its body did not (0.2): the body ranks by its heading's score.
+    let input = [
+        json!({"id": "h", "document_id": "d", "content": "# Refunds", "score": 0.9, "token_count": 3,
+            "metadata": {"kind": "heading", "heading_path": ["Refunds"]}}),
+        json!({"id": "b", "document_id": "d", "content": "Thirty days.", "score": 0.2, "token_count": 3,
+            "parent_id": "h", "metadata": {"kind": "body", "heading_path": ["Refunds"]}}),
+        json!({"id": "c", "document_id": "e", "content": "Other text.", "score": 0.5, "token_count": 3,
+            "metadata": {"kind": "body", "heading_path": ["Other"]}}),
+    ]
+    .map(|line| line.to_string())
+    .join("\n");
+    let packed = pack_json("q", &["--budget", "100"], input.clone());
+    let chunks = packed["chunks"].as_array().unwrap();
+    let of = |id: &str| chunks.iter().find(|c| c["id"] == id).unwrap();
+    assert_eq!(of("b")["score"], 0.2);
+    assert_eq!(of("b")["effective_score"], 0.9);
+    assert_eq!(of("c")["effective_score"], 0.5);
+    let report = String::from_utf8(stdout_of(
+        ragctl()
+            .args(["pack", "q", "--input", "-", "--format", "report"])
+            .write_stdin(input),
+    ))
+    .unwrap();
+    let rows: Vec<&str> = report.lines().filter(|l| l.trim_start().starts_with('#')).collect();
+    assert!(
+        rows[0].contains("score=0.9000 (own 0.2000)") && rows[0].contains("id=b"),
+        "{report}"
+    );
+    assert!(
+        rows[1].contains("score=0.5000 ") && rows[1].contains("id=c"),
+        "{report}"
+    );
 }

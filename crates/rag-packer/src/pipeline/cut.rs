@@ -1,0 +1,298 @@
+//! Cut to fit, in the pipeline: after a rendered pack, the best-ranked chunk left out for lack of
+//! room may be packed in part (see [`PackerConfig::cut_to_fit`]).
+//!
+//! The cut is made once the plan is known, so the stages themselves are untouched: the room the
+//! chunk would have had is what the budget leaves after the packed chunks ranked above it,
+//! rendered; its best part within that room becomes a new candidate of the same score, just
+//! below it in rank, and the context is planned again. Selection then takes it where the whole
+//! chunk did not fit, before the lower-ranked chunks that took the room.
+
+use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, Span, TokenCounter};
+use serde_json::json;
+
+use super::PackerConfig;
+use super::plan::Plan;
+use crate::cut::best_part;
+use crate::render::{ContextFormat, MergedRun};
+use crate::score::search_terms;
+
+/// The smallest part worth cutting: below this the part is a fragment rather than a passage.
+pub const MIN_CUT_TOKENS: usize = 32;
+
+/// Tokens kept back for what joining the part to its neighbours may add (BPE across a join).
+const JOIN_MARGIN: usize = 2;
+
+/// The suffix of a cut chunk's id.
+const CUT_SUFFIX: &str = "#cut";
+
+/// The best part of the best-ranked chunk `plan` left out for lack of room, as a new chunk: the
+/// original's position and the part. `None` when cutting is off or nothing qualifies.
+pub(super) fn cut_for(
+    config: &PackerConfig,
+    format: &ContextFormat,
+    chunks: &[Chunk],
+    plan: &Plan,
+) -> Result<Option<(usize, Chunk)>, PackerError> {
+    if !config.cut_to_fit {
+        return Ok(None);
+    }
+    let Some(original) = plan.dropped.iter().find_map(|(i, reason)| {
+        (matches!(reason, DropReason::OverBudget { .. }) && can_be_cut(chunks, *i)).then_some(*i)
+    }) else {
+        return Ok(None);
+    };
+    let counter = config.token_counter.as_ref();
+    let Some(allowance) = room_for(config, format, chunks, plan, original)? else {
+        return Ok(None);
+    };
+    let chunk = &chunks[original];
+    let content = chunk.content().unwrap_or_default();
+    let mut terms = config.query.as_deref().map(search_terms).unwrap_or_default();
+    terms.sort_unstable();
+    terms.dedup();
+    let part = best_part(content, &terms, allowance, counter).map_err(|source| PackerError::Tokenizer {
+        chunk_id: chunk.id.clone(),
+        source,
+    })?;
+    let Some(part) = part.filter(|part| part.len() < content.len()) else {
+        return Ok(None);
+    };
+    let text = &content[part.clone()];
+    let tokens = counter.count(text).map_err(|source| PackerError::Tokenizer {
+        chunk_id: chunk.id.clone(),
+        source,
+    })?;
+    let mut cut = chunk.clone();
+    cut.id = cut_id(&chunk.id);
+    let _ = cut.set_body(Some(text.to_owned()), None);
+    cut.token_count = Some(tokens);
+    cut.tokenizer = Some(counter.name().to_owned());
+    // The span stays a span of the document: the chunker's content is `text[span]`.
+    cut.span = chunk
+        .span
+        .filter(|span| span.end - span.start == content.len())
+        .map(|span| Span::new(span.start + part.start, span.start + part.end));
+    cut.metadata.insert(
+        "cut_from".to_owned(),
+        json!({"id": chunk.id, "start": part.start, "end": part.end, "tokens": plan_tokens(chunk, counter)?}),
+    );
+    Ok(Some((original, cut)))
+}
+
+/// The drop record of the chunk that was cut: its reason says where its part went.
+pub(super) fn mark_cut(dropped: &mut [DroppedChunk], original: &ChunkId, part: &ChunkId) {
+    for record in dropped.iter_mut().filter(|record| record.id == *original) {
+        if let DropReason::OverBudget { tokens } = record.reason {
+            record.reason = DropReason::CutToFit {
+                tokens,
+                part: part.clone(),
+            };
+        }
+    }
+}
+
+/// The id of the part cut from the chunk `id`.
+pub(super) fn cut_id(id: &ChunkId) -> ChunkId {
+    ChunkId::new(format!("{id}{CUT_SUFFIX}"))
+}
+
+/// Whether the chunk at `i` may be cut: a heading-aware chunk with its text, whose cut's id is
+/// not taken.
+fn can_be_cut(chunks: &[Chunk], i: usize) -> bool {
+    let chunk = &chunks[i];
+    matches!(chunk.metadata_str("kind"), Some("body" | "heading"))
+        && chunk.content().is_some_and(|c| !c.trim().is_empty())
+        && !chunk.pinned
+        && {
+            let id = cut_id(&chunk.id);
+            !chunks.iter().any(|c| c.id == id)
+        }
+}
+
+/// The tokens the part of the chunk at `original` may have: the budget less the rendered packed
+/// chunks ranked above it, a delimiter, its breadcrumb line and its template text. `None` when
+/// that is below [`MIN_CUT_TOKENS`] or the estimate cannot be rendered.
+fn room_for(
+    config: &PackerConfig,
+    format: &ContextFormat,
+    chunks: &[Chunk],
+    plan: &Plan,
+    original: usize,
+) -> Result<Option<usize>, PackerError> {
+    let counter = config.token_counter.as_ref();
+    let key = |i: usize| (plan.scores[i], &chunks[i].id);
+    let (score, id) = key(original);
+    let ranks_above = |i: usize| {
+        let (s, other) = key(i);
+        s > score || (s == score && other < id)
+    };
+    let pinned: Vec<usize> = plan.packed.iter().copied().filter(|&i| chunks[i].pinned).collect();
+    let runs: Vec<MergedRun> = plan
+        .packed
+        .iter()
+        .copied()
+        .filter(|&i| !chunks[i].pinned && ranks_above(i))
+        .map(|i| MergedRun {
+            members: vec![i],
+            span: chunks[i].span,
+            text: chunks[i].content().map(str::to_owned),
+        })
+        .collect();
+    let count = |text: &str| {
+        counter
+            .count(text)
+            .map_err(|source| PackerError::ContextCount { source })
+    };
+    let mut used = 0;
+    if !pinned.is_empty() || !runs.is_empty() {
+        let Ok((above, _)) = format.render(chunks, &pinned, &runs) else {
+            return Ok(None);
+        };
+        used = count(&above)? + count(&format.delimiter)?;
+    }
+    let chunk = &chunks[original];
+    if let Some(line) = format.breadcrumb_line(chunk) {
+        used += count(&line)?;
+    }
+    if !format.template.is_content_only() {
+        let mut bare = chunk.clone();
+        let _ = bare.set_body(Some(String::new()), None);
+        let Ok(around) = format.template.render(&bare) else {
+            return Ok(None);
+        };
+        used += count(&around)?;
+    }
+    let allowance = plan.budget.saturating_sub(used + JOIN_MARGIN);
+    Ok((allowance >= MIN_CUT_TOKENS).then_some(allowance))
+}
+
+/// The tokens of the whole chunk, as the cut's record of what it was cut from.
+fn plan_tokens(chunk: &Chunk, counter: &dyn TokenCounter) -> Result<usize, PackerError> {
+    match (chunk.token_count, chunk.content()) {
+        (Some(tokens), _) => Ok(tokens),
+        (None, Some(content)) => counter.count(content).map_err(|source| PackerError::Tokenizer {
+            chunk_id: chunk.id.clone(),
+            source,
+        }),
+        (None, None) => Ok(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rag_contract::testing::WordCounter;
+    use rag_core::{RequestContext, Span};
+
+    use super::*;
+    use crate::ContextPacker;
+
+    /// A document of a long best section (68 words, the answer in its middle) and two short
+    /// weaker ones, as the heading-aware chunker cuts it (spans into the text), counted in words.
+    fn text() -> String {
+        let filler = |i: usize| format!("Filler sentence {i} adds words about nothing much at all. ");
+        let mut text: String = (0..3).map(filler).collect();
+        text.push_str("The refund window is thirty days from delivery. ");
+        text.extend((3..6).map(filler));
+        text.push_str("\nShort filler one.\nShort filler two.");
+        text
+    }
+
+    fn chunks() -> Vec<Chunk> {
+        let text = text();
+        let piece = |id: &str, start: usize, end: usize, score: f64| {
+            let mut chunk = Chunk::with_content(id, "guide.md", "acme", &text[start..end]);
+            chunk.span = Some(Span::new(start, end));
+            chunk.score = Some(score);
+            chunk.metadata.insert("kind".into(), json!("body"));
+            chunk
+        };
+        let one = text.find("Short filler one.").unwrap();
+        let two = text.find("Short filler two.").unwrap();
+        vec![
+            piece("best", 0, one - 1, 0.9),
+            piece("one", one, one + 17, 0.5),
+            piece("two", two, two + 17, 0.4),
+        ]
+    }
+
+    fn packer(cut: bool) -> ContextPacker {
+        ContextPacker::new(
+            PackerConfig::default()
+                .with_token_counter(Arc::new(WordCounter))
+                .with_query(Some("refund window".into()))
+                .with_cut_to_fit(cut)
+                .with_conflicts(false),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_best_chunk_that_does_not_fit_is_packed_in_part() {
+        let ctx = RequestContext::local("acme");
+        let format = ContextFormat::default();
+        // 50 words: `best` (68) does not fit, the fillers (3 each) do, and so does a part of `best`.
+        let packed = packer(true).pack_context_blocking(&ctx, chunks(), 50, &format).unwrap();
+        let cut = packed
+            .chunks
+            .iter()
+            .find(|c| c.id.as_str() == "best#cut")
+            .expect("the part is packed");
+        let content = cut.content().unwrap();
+        assert!(
+            content.contains("The refund window is thirty days from delivery."),
+            "{content}"
+        );
+        let from = &cut.metadata["cut_from"];
+        assert_eq!(from["id"], "best");
+        let (start, end) = (
+            from["start"].as_u64().unwrap() as usize,
+            from["end"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(&chunks()[0].content().unwrap()[start..end], content);
+        let span = cut.span.unwrap();
+        assert_eq!(
+            &text()[span.start..span.end],
+            content,
+            "the span is still a span of the document"
+        );
+        let record = packed.dropped.iter().find(|d| d.id.as_str() == "best").unwrap();
+        assert_eq!(
+            record.reason,
+            DropReason::CutToFit {
+                tokens: 68,
+                part: "best#cut".into()
+            }
+        );
+        assert!(packed.tokens_used <= 50);
+        assert!(packed.context.as_deref().unwrap().contains(content));
+
+        // Off: skipped, as before.
+        let whole_only = packer(false)
+            .pack_context_blocking(&ctx, chunks(), 50, &format)
+            .unwrap();
+        assert!(whole_only.chunks.iter().all(|c| !c.id.as_str().ends_with("#cut")));
+        let record = whole_only.dropped.iter().find(|d| d.id.as_str() == "best").unwrap();
+        assert!(matches!(record.reason, DropReason::OverBudget { .. }));
+        // `pack` never cuts.
+        let plain = packer(true).pack_blocking(&ctx, chunks(), 50).unwrap();
+        assert!(plain.chunks.iter().all(|c| !c.id.as_str().ends_with("#cut")));
+    }
+
+    #[test]
+    fn chunks_without_heading_aware_metadata_are_never_cut() {
+        let ctx = RequestContext::local("acme");
+        let seed_chunks: Vec<Chunk> = chunks()
+            .into_iter()
+            .map(|mut c| {
+                c.metadata.remove("kind");
+                c
+            })
+            .collect();
+        let packed = packer(true)
+            .pack_context_blocking(&ctx, seed_chunks, 50, &ContextFormat::default())
+            .unwrap();
+        assert!(packed.chunks.iter().all(|c| !c.id.as_str().ends_with("#cut")));
+    }
+}
