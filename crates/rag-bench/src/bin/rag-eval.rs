@@ -449,8 +449,9 @@ fn variant_dirs(dir: &Path) -> Result<Vec<String>, String> {
 }
 
 /// The file of variant `variant` that holds the document `file` of `docs/`: the same path and
-/// name with another extension; exactly one must exist.
-fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<String, String> {
+/// name with another extension. `None` when the variant has no such file (a variant may hold a
+/// subset of the documents, as the PDF prints do); two such files are an error.
+fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<Option<String>, String> {
     let path = Path::new(file);
     let stem = path
         .file_stem()
@@ -458,7 +459,11 @@ fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<String, String>
         .unwrap_or_default();
     let parent = path.parent().unwrap_or(Path::new(""));
     let folder = dir.join(variant).join(parent);
-    let entries = std::fs::read_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", folder.display())),
+    };
     let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| format!("{}: {e}", folder.display()))?;
@@ -469,8 +474,8 @@ fn variant_file(dir: &Path, variant: &str, file: &str) -> Result<String, String>
     }
     found.sort();
     match found.as_slice() {
-        [one] => Ok(parent.join(one).to_string_lossy().replace('\\', "/")),
-        [] => Err(format!("{variant}: no file for {file} ({}/{stem}.*)", folder.display())),
+        [one] => Ok(Some(parent.join(one).to_string_lossy().replace('\\', "/"))),
+        [] => Ok(None),
         many => Err(format!("{variant}: several files for {file}: {}", many.join(", "))),
     }
 }
@@ -500,14 +505,24 @@ fn evaluate_variant(
     cells: &[(String, u64)],
 ) -> Result<(String, Value), String> {
     let name = format!("{}/{variant}", corpus_name(dir));
+    // The questions whose document the variant holds, compared with the same questions of the
+    // primary run.
     let mut asked = Vec::with_capacity(questions.len());
-    for question in questions {
-        let file = variant_file(dir, variant, &question.file)?;
-        asked.push(Question {
-            file,
-            ..question.clone()
-        });
+    let mut kept = Vec::with_capacity(questions.len());
+    for (i, question) in questions.iter().enumerate() {
+        if let Some(file) = variant_file(dir, variant, &question.file)? {
+            asked.push(Question {
+                file,
+                ..question.clone()
+            });
+            kept.push(i);
+        }
     }
+    if asked.is_empty() {
+        return Err(format!("{name}: no document with questions has a file in {variant}/"));
+    }
+    let primary: Vec<Vec<PackOutcome>> = kept.iter().map(|&i| primary[i].clone()).collect();
+    let left_out = questions.len() - asked.len();
     let work = args.work.join(corpus_name(dir));
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let chunks_file = std::path::absolute(work.join(format!("{variant}-chunks.jsonl")))
@@ -568,9 +583,18 @@ fn evaluate_variant(
     } else {
         format!(" (not: {})", missing.join(", "))
     };
+    let subset_note = if left_out == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} of the corpus' {} questions left out (their documents have no {variant} file)",
+            left_out,
+            questions.len()
+        )
+    };
     let text = format!(
         "#### {name}: the same questions on the {variant} variant\n\n{documents} documents, {} chunks ({} heading-only); \
-         answer's words in its document's rendition: {}/{}{missing_note}\n\n{}",
+         answer's words in its document's rendition: {}/{}{missing_note}{subset_note}\n\n{}",
         chunks.count,
         chunks.headings,
         in_rendition.iter().filter(|f| **f).count(),
@@ -580,6 +604,7 @@ fn evaluate_variant(
     let raw = json!({
         "variant": variant,
         "chunks": chunks.count,
+        "questions_without_file": left_out,
         "questions": asked.iter().zip(&outcomes).zip(&in_rendition).map(|((q, row), found)| {
             let cells: Vec<(&str, u64, &PackOutcome)> =
                 cells.iter().zip(row).map(|((s, b), o)| (s.as_str(), *b, o)).collect();
@@ -643,9 +668,14 @@ mod tests {
         for file in ["html/fs.html", "html/sub/x.htm", "html/two.html", "html/two.htm"] {
             std::fs::write(dir.join(file), "<p>x</p>").unwrap_or_else(|e| panic!("{e}"));
         }
-        assert_eq!(variant_file(&dir, "html", "fs.md"), Ok("fs.html".to_owned()));
-        assert_eq!(variant_file(&dir, "html", "sub/x.md"), Ok("sub/x.htm".to_owned()));
-        assert!(variant_file(&dir, "html", "none.md").is_err_and(|e| e.contains("no file for none.md")));
+        assert_eq!(variant_file(&dir, "html", "fs.md"), Ok(Some("fs.html".to_owned())));
+        assert_eq!(variant_file(&dir, "html", "sub/x.md"), Ok(Some("sub/x.htm".to_owned())));
+        assert_eq!(
+            variant_file(&dir, "html", "none.md"),
+            Ok(None),
+            "a variant may hold a subset"
+        );
+        assert_eq!(variant_file(&dir, "html", "nowhere/y.md"), Ok(None));
         assert!(variant_file(&dir, "html", "two.md").is_err_and(|e| e.contains("several files")));
         let _ = std::fs::remove_dir_all(&dir);
     }
