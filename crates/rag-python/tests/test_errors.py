@@ -57,7 +57,10 @@ def test_invalid_utf8_names_the_file_and_offset(ctx):
 
 
 def test_unsupported_type_and_malformed_ocr(ctx):
-    with pytest.raises(ParseError, match='report.pdf: unsupported file type "pdf"; supported: markdown'):
+    with pytest.raises(ParseError, match='deck.pptx: unsupported file type "pptx"; supported: markdown'):
+        parse_document(ctx, b"PK\x03\x04", source_uri="deck.pptx")
+    # A PDF is a supported type now: a file that only starts like one is named as damaged.
+    with pytest.raises(ParseError, match="report.pdf: "):
         parse_document(ctx, b"%PDF", source_uri="report.pdf")
     with pytest.raises(ParseError) as caught:
         parse_document(ctx, b'{"engine": "e",\n "regions": [{"text": "x"}]}', source_uri="s.ocr.json")
