@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Union
+from typing import Any, Dict, Iterable, List, Literal, Union
 
 from ragctl._native import Chunk, detect_document_type
 from rag_core.errors import ParseError
@@ -21,6 +21,9 @@ from rag_core.errors import ParseError
 __all__ = ["chunk_metadata", "char_offsets", "supported_files"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
+"""The document types the drop-ins take, as ``ragctl chunk --type`` names them."""
 
 
 def supported_files(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:

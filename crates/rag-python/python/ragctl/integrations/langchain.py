@@ -27,19 +27,17 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
 from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
-from ragctl.integrations import PathLike, char_offsets, chunk_metadata, supported_files
+from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 from rag_chunker.tokens import TokenCounter
 
 __all__ = ["RagctlLoader", "RagctlTextSplitter", "document_ids"]
-
-DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 
 
 def document_ids(sources: Sequence[str]) -> List[str]:

@@ -31,7 +31,7 @@ Requires ``llama-index-core`` (``pip install "ragctl[llamaindex]"``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
@@ -39,12 +39,9 @@ from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
 from ragctl._native import Chunk, HeadingAwareChunker, ParsedDocument, RequestContext, parse_file
-from ragctl.integrations import char_offsets, chunk_metadata, supported_files
-from ragctl.integrations import PathLike
+from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 
 __all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser", "RagctlReader"]
-
-DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 
 BOOKKEEPING_METADATA_KEYS = [
     "chunk_id",
