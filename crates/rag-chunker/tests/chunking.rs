@@ -774,6 +774,24 @@ fn a_long_code_block_keeps_its_fence_lines_with_code() {
     }
 }
 
+#[test]
+fn a_crlf_code_block_over_budget_keeps_its_closing_fence_with_code() {
+    // Found by the property test: with CRLF line ends the last line of the block is "```" after a
+    // "\r\n", and a forced cut once left the closing fence to open the next chunk.
+    let text =
+        "```text\r\n# chunk.\r\nTi\u{1ebf}ng \u{1f469}\u{200d}\u{1f469}\u{200d}\u{1f467}\u{200d}\u{1f466}\r\n```";
+    let parsed = parse_md(text);
+    for (max, overlap) in [(20, 0), (12, 0), (16, 4), (24, 8)] {
+        let chunks = chunk_and_check(&parsed, max, overlap, cl100k());
+        for (before, start) in starts(text, &chunks) {
+            assert!(
+                !start.starts_with("```") || before.is_empty(),
+                "{max}/{overlap}: {before:?} | {start:?}"
+            );
+        }
+    }
+}
+
 /// The chunks of `text` with headings folded, each as (kind, heading_path, content).
 fn folded(text: &str, max: usize, overlap: usize) -> Vec<(String, Vec<String>, String)> {
     let chunker = HeadingAwareChunker::new(max, overlap, cl100k())

@@ -175,6 +175,9 @@ impl UnitSplitter {
                     }
                 }
             }
+            if place.code {
+                unit = self.keep_fences_with_code(counting, unit, cut, range.end)?;
+            }
             let trimmed = trim_range(text, unit.start..unit.end);
             if !trimmed.is_empty() && trimmed.end != unit.end {
                 let tokens = counting.count(trimmed.clone())?;
@@ -190,6 +193,45 @@ impl UnitSplitter {
             place = Place::new(Boundary::Inside, place.code);
         }
         Ok(())
+    }
+
+    /// `unit`, a piece of a code line being hard-split, moved so that no piece holds a fence line
+    /// alone: a piece that is only the opening fence takes the longest prefix that fits (`cut`)
+    /// instead of ending at a word, and a piece that would leave only the closing fence after it
+    /// (up to `end`) gives its last word, or its last character, to the fence. A chunk opening
+    /// with a lone closing fence reads as a new code block to a renderer.
+    fn keep_fences_with_code(
+        &self,
+        counting: &Counting<'_>,
+        unit: Stretch,
+        cut: usize,
+        end: usize,
+    ) -> Result<Stretch, ChunkError> {
+        let text = counting.text;
+        let mut unit = unit;
+        if unit.end < cut && is_lone_fence(text, unit.start..unit.end) {
+            unit = Stretch::alone(unit.start, cut, counting.count(unit.start..cut)?, unit.place);
+        }
+        let rest = trim_range(text, unit.end..end);
+        if rest.is_empty() || !is_lone_fence(text, rest) {
+            return Ok(unit);
+        }
+        let before_break = trim_range(text, unit.start..unit.end).end;
+        let last_char = text[unit.start..before_break]
+            .char_indices()
+            .next_back()
+            .map(|(at, _)| unit.start + at);
+        let shorter = last_word_start(text, unit.start, before_break)
+            .or(last_char)
+            .map(|at| trim_range(text, unit.start..at))
+            .filter(|shorter| !shorter.is_empty());
+        match shorter {
+            Some(shorter) => {
+                let tokens = counting.count(shorter.clone())?;
+                Ok(Stretch::alone(shorter.start, shorter.end, tokens, unit.place))
+            }
+            None => Ok(unit),
+        }
     }
 
     /// The end of the longest prefix of `start..end` (found approximately, within the count
@@ -298,6 +340,12 @@ fn bisect_prefix(counting: &Counting<'_>, start: usize, bracket: &mut Bracket, c
         }
     }
     Ok(())
+}
+
+/// Whether `range` of `text` is one line holding a code fence, and nothing else.
+fn is_lone_fence(text: &str, range: Range<usize>) -> bool {
+    let line = &text[trim_range(text, range)];
+    !line.contains(['\n', '\r']) && fence_of(line).is_some()
 }
 
 /// The lines of the code block `range`, its fence lines (if it is fenced) joined to the line next
