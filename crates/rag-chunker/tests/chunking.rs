@@ -863,3 +863,25 @@ fn a_folded_heading_that_does_not_fit_with_its_body_stays_alone_and_overlap_skip
     assert!(chunks[1..].iter().all(|(_, _, content)| !content.contains("title")));
     assert!(chunks.len() > 2);
 }
+
+#[test]
+fn a_code_block_that_fits_alone_is_not_cut_when_its_trailing_break_would_not_fit() {
+    // Found by the property test (o200k, 61 tokens): the block is 61 tokens alone and 62 counted
+    // with the blank line after it, and was once split at its lines for that one token.
+    let text = "a \u{65e5}\u{672c}\u{8a9e} x=1;\n\n```text\n# supercalifragilisticexpialidocious [link](http://example.invalid) a a \u{1f3f3}\u{fe0f}\u{200d}\u{1f308}.\n\n\n```text\n# the [link](http://example.invalid) budget!\n\u{1f469}\u{200d}\u{1f469}\u{200d}\u{1f467}\u{200d}\u{1f466} heading\n```\n\na \u{5317}\u{4eac}\u{662f}\u{4e2d}\u{534e}\u{4eba}\u{6c11}\u{5171}\u{548c}\u{56fd}\u{7684}\u{9996}\u{90fd} #hash heading token x=1; Vi\u{1ec7}t x=1;\n";
+    let parsed = parse(DocumentType::Markdown, "g.md", text.as_bytes());
+    let code = parsed
+        .blocks
+        .iter()
+        .find(|b| b.block_type == rag_core::BlockType::Code)
+        .unwrap();
+    let code = &text[code.span.range()];
+    let alone = o200k().count(code).unwrap();
+    for max in [alone, alone + 1] {
+        let chunks = chunk_and_check(&parsed, max, 0, o200k());
+        assert!(
+            chunks.iter().any(|c| c.content().unwrap().contains(code)),
+            "{max}: the block is cut"
+        );
+    }
+}

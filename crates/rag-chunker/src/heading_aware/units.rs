@@ -69,7 +69,9 @@ impl UnitSplitter {
             return Ok(vec![unit]);
         }
         let mut whole_tokens = None;
-        if range.len() <= counting.window && !next.is_some_and(|n| counting.splits_at(n)) {
+        // Counted alone even when the joined count was over: the whitespace after a block can
+        // add a token, and a block that fits alone must not be cut.
+        if range.len() <= counting.window {
             let tokens = counting.count(range.clone())?;
             if tokens <= counting.max_tokens {
                 return Ok(vec![Stretch::alone(range.start, range.end, tokens, place)]);
