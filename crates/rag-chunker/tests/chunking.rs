@@ -885,3 +885,25 @@ fn a_code_block_that_fits_alone_is_not_cut_when_its_trailing_break_would_not_fit
         );
     }
 }
+
+#[test]
+fn an_overlap_reaches_back_to_the_sentence_its_window_cuts_when_the_next_start_keeps_too_little() {
+    // The chunk ends with a long sentence and a short one: the longest tail within the overlap
+    // that starts at a sentence is the short one alone, so the overlap reaches back to the start
+    // of the long one (within twice the overlap), the passage an overlap exists to repeat.
+    let filler = "Filler words pad this paragraph so that it takes about thirty tokens of room in the chunk before the interesting part.";
+    let long = "The refund window closes thirty days after delivery unless the order was placed during the winter sale period.";
+    let text = format!("# Policy\n\n{filler}\n\n{long} See below.\n\n{filler}\n");
+    let parsed = parse_md(&text);
+    let counter = cl100k();
+    let long_tokens = counter.count(long).unwrap();
+    let overlap = long_tokens * 3 / 4;
+    let chunks = chunk_and_check(&parsed, 50, overlap, counter);
+    let starts: Vec<&str> = chunks.iter().map(|c| c.content().unwrap()).collect();
+    assert!(
+        starts
+            .iter()
+            .any(|s| s.starts_with("The refund window") && s.contains("Filler")),
+        "{overlap} of {long_tokens}: {starts:#?}"
+    );
+}

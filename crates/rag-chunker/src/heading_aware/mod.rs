@@ -55,8 +55,10 @@ use crate::sentence::trim_range;
 /// - The next body chunk of a section starts with the longest tail of the previous one, within
 ///   `overlap_tokens`, that begins at a block or sentence start (a wrapped line, or inside a
 ///   hard-split sentence a word, only when none fits; never inside a code block the next chunk
-///   does not continue, and no overlap when no start fits); overlap counts inside `max_tokens` and
-///   never reaches back over a heading.
+///   does not continue, and no overlap when no start fits). When that tail keeps less than half
+///   of `overlap_tokens`, the overlap reaches back to the start of the sentence the window cuts,
+///   up to twice `overlap_tokens`. Overlap counts inside `max_tokens` and never reaches back over
+///   a heading.
 /// - Oversize blocks split on sentences (code on lines), then by token count at a character
 ///   boundary (a word boundary where there is one). An oversize heading's first piece is the
 ///   heading chunk; the rest become body text of its section.

@@ -78,6 +78,11 @@ pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) 
             .filter(|c| rank.contains(&tier(c.place)))
             .collect();
         if let Some((candidate, tokens)) = longest_fitting(counting, &of_rank, until, want, bytes_per_token)? {
+            let (candidate, tokens) = if rank[0] == Boundary::Block {
+                reach_back(counting, &of_rank, (candidate, tokens), until, want, next)?
+            } else {
+                (candidate, tokens)
+            };
             return Ok(Some(Stretch {
                 start: candidate.at,
                 end,
@@ -88,6 +93,37 @@ pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) 
         }
     }
     Ok(None)
+}
+
+/// The start of the sentence (or block) that the `want`-token window cuts, instead of `fit`, the
+/// next one after it, when `fit` keeps less than half of `want` tokens: a long sentence before the
+/// chunk's end would otherwise leave almost no overlap, and the passage the overlap exists to
+/// repeat is often that sentence. The longer tail is taken only within twice `want` tokens and
+/// when the next chunk's first unit still fits behind it.
+fn reach_back(
+    counting: &Counting<'_>,
+    candidates: &[Candidate],
+    fit: (Candidate, usize),
+    until: usize,
+    want: usize,
+    next: Stretch,
+) -> Result<(Candidate, usize), ChunkError> {
+    let (candidate, tokens) = fit;
+    if tokens * 2 >= want {
+        return Ok(fit);
+    }
+    let Some(before) = candidates.iter().rev().find(|c| c.at < candidate.at) else {
+        return Ok(fit);
+    };
+    let longer = counting.count(before.at..until)?;
+    let room = counting
+        .max_tokens
+        .saturating_sub(next.tokens + counting.gap_tokens(until, next.start)?);
+    if longer <= want * 2 && longer <= room {
+        Ok((*before, longer))
+    } else {
+        Ok(fit)
+    }
 }
 
 /// The kind a candidate is ranked as: a line start in code ranks with sentence starts (code has
