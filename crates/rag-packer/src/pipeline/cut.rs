@@ -41,7 +41,12 @@ pub(super) fn cut_for(
         return Ok(None);
     };
     let counter = config.token_counter.as_ref();
-    let Some(allowance) = room_for(config, format, chunks, plan, original)? else {
+    let room = if is_best_unfit(chunks, plan, original) {
+        room_of_best(config, format, chunks, plan, original)?
+    } else {
+        room_for(config, format, chunks, plan, original)?
+    };
+    let Some(allowance) = room else {
         return Ok(None);
     };
     let chunk = &chunks[original];
@@ -108,6 +113,84 @@ fn can_be_cut(chunks: &[Chunk], i: usize) -> bool {
         }
 }
 
+/// Whether the chunk at `original` outranks every chunk the plan packed but the pinned ones, and
+/// does not fit beside the pinned ones alone: the best chunk of the pack, left out whatever else was
+/// chosen. Its best part deserves the room the chunk would have had, not only what is left.
+fn is_best_unfit(chunks: &[Chunk], plan: &Plan, original: usize) -> bool {
+    let Some(&best) = plan.scores.get(original) else {
+        return false;
+    };
+    let pinned: usize = plan
+        .packed
+        .iter()
+        .filter(|&&i| chunks[i].pinned)
+        .map(|&i| chunks[i].token_count.unwrap_or(0))
+        .sum();
+    let too_large = plan.dropped.iter().any(|(i, reason)| {
+        *i == original && matches!(reason, DropReason::OverBudget { tokens } if *tokens + pinned > plan.budget)
+    });
+    too_large
+        && plan
+            .packed
+            .iter()
+            .filter(|&&i| !chunks[i].pinned)
+            .all(|&i| plan.scores.get(i).is_some_and(|&score| score <= best))
+}
+
+/// The tokens the part of the best chunk at `original` may have when it does not fit at all: the
+/// budget less the pinned chunks, a delimiter after them, and what [`part_overhead`] adds. Every
+/// other chunk of the first plan may be displaced: the second plan fills what the part leaves.
+fn room_of_best(
+    config: &PackerConfig,
+    format: &ContextFormat,
+    chunks: &[Chunk],
+    plan: &Plan,
+    original: usize,
+) -> Result<Option<usize>, PackerError> {
+    let counter = config.token_counter.as_ref();
+    let mut used = 0;
+    for &i in plan.packed.iter().filter(|&&i| chunks[i].pinned) {
+        used += plan_tokens(&chunks[i], counter)?;
+        if let Some(line) = format.breadcrumb_line(&chunks[i]) {
+            used += counter
+                .count(&line)
+                .map_err(|source| PackerError::ContextCount { source })?;
+        }
+        used += counter
+            .count(&format.delimiter)
+            .map_err(|source| PackerError::ContextCount { source })?;
+    }
+    let Some(overhead) = part_overhead(config, format, &chunks[original])? else {
+        return Ok(None);
+    };
+    let allowance = plan.budget.saturating_sub(used + overhead + JOIN_MARGIN);
+    Ok((allowance >= MIN_CUT_TOKENS).then_some(allowance))
+}
+
+/// What packing a part of `chunk` costs besides the part: its breadcrumb line and its template's
+/// text. `None` when the template cannot be rendered around it.
+fn part_overhead(config: &PackerConfig, format: &ContextFormat, chunk: &Chunk) -> Result<Option<usize>, PackerError> {
+    let counter = config.token_counter.as_ref();
+    let count = |text: &str| {
+        counter
+            .count(text)
+            .map_err(|source| PackerError::ContextCount { source })
+    };
+    let mut used = 0;
+    if let Some(line) = format.breadcrumb_line(chunk) {
+        used += count(&line)?;
+    }
+    if !format.template.is_content_only() {
+        let mut bare = chunk.clone();
+        let _ = bare.set_body(Some(String::new()), None);
+        let Ok(around) = format.template.render(&bare) else {
+            return Ok(None);
+        };
+        used += count(&around)?;
+    }
+    Ok(Some(used))
+}
+
 /// The tokens the part of the chunk at `original` may have: the room the plan left (the budget
 /// less its rendered context), less a delimiter, its breadcrumb line, its template text and a
 /// margin for the joins. `None` when that is below [`MIN_CUT_TOKENS`] or the estimate cannot be
@@ -133,18 +216,10 @@ fn room_for(
     if !plan.packed.is_empty() {
         used += count(&format.delimiter)?;
     }
-    let chunk = &chunks[original];
-    if let Some(line) = format.breadcrumb_line(chunk) {
-        used += count(&line)?;
-    }
-    if !format.template.is_content_only() {
-        let mut bare = chunk.clone();
-        let _ = bare.set_body(Some(String::new()), None);
-        let Ok(around) = format.template.render(&bare) else {
-            return Ok(None);
-        };
-        used += count(&around)?;
-    }
+    let Some(overhead) = part_overhead(config, format, &chunks[original])? else {
+        return Ok(None);
+    };
+    used += overhead;
     let allowance = plan.budget.saturating_sub(used + JOIN_MARGIN);
     Ok((allowance >= MIN_CUT_TOKENS).then_some(allowance))
 }
@@ -261,6 +336,45 @@ mod tests {
         // `pack` never cuts.
         let plain = packer(true).pack_blocking(&ctx, chunks(), 50).unwrap();
         assert!(plain.chunks.iter().all(|c| !c.id.as_str().ends_with("#cut")));
+    }
+
+    /// `chunks()` with the two weaker chunks grown to `words` words each.
+    fn chunks_with_long_fillers(words: usize, best_score: f64) -> Vec<Chunk> {
+        let mut chunks = chunks();
+        chunks[0].score = Some(best_score);
+        for (i, chunk) in chunks.iter_mut().enumerate().skip(1) {
+            let text: Vec<String> = (0..words).map(|w| format!("pad{i}x{w}")).collect();
+            *chunk = Chunk::with_content(chunk.id.as_str(), "other.md", "acme", &text.join(" "));
+            chunk.score = Some(0.5 - i as f64 / 10.0);
+            chunk.metadata.insert("kind".into(), json!("body"));
+        }
+        chunks
+    }
+
+    #[test]
+    fn the_best_chunk_that_fits_nowhere_takes_the_room_weaker_chunks_had() {
+        let ctx = RequestContext::local("acme");
+        let format = ContextFormat::default();
+        // 50 words: the fillers (20 each) leave too little room for a part of `best` (68), but
+        // `best` outranks them and does not fit even alone, so its part gets the budget first.
+        let packed = packer(true)
+            .pack_context_blocking(&ctx, chunks_with_long_fillers(20, 0.9), 50, &format)
+            .unwrap();
+        let cut = packed.chunks.iter().find(|c| c.id.as_str() == "best#cut");
+        let cut = cut.unwrap_or_else(|| panic!("no part: {:?}", packed.dropped));
+        assert!(cut.content().unwrap().contains("The refund window is thirty days"));
+        assert!(packed.tokens_used <= 50, "{}", packed.tokens_used);
+
+        // Ranked below a packed chunk, the same chunk only gets the room left: none here.
+        let packed = packer(true)
+            .pack_context_blocking(&ctx, chunks_with_long_fillers(20, 0.2), 50, &format)
+            .unwrap();
+        assert!(
+            packed.chunks.iter().all(|c| !c.id.as_str().ends_with("#cut")),
+            "{:?}",
+            packed.chunks.iter().map(|c| c.id.as_str()).collect::<Vec<_>>()
+        );
+        assert_eq!(packed.chunks.len(), 2);
     }
 
     #[test]
