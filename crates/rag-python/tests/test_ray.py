@@ -78,3 +78,19 @@ def test_ray_chunks_equal_ragctl_byte_for_byte(tmp_path, local_ray, ragctl_bin):
     ids = {r["document_id"] for r in rows}
     assert {"corpus/What is RAG?.md", "corpus/100%25.md", "corpus/_drafts/next.md"} <= ids
     assert not any("skipped" in i for i in ids)
+
+
+def test_ray_defaults_and_folded_headings_equal_ragctl(tmp_path, local_ray, ragctl_bin):
+    # No overlap given: the library's default for the budget, as `ragctl chunk` (128 -> 16).
+    corpus = tmp_path / "corpus"
+    for name, text in FILES.items():
+        path = corpus / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    expected = ragctl_lines(ragctl_bin, tmp_path, "--max-tokens", "128", "--fold-headings")
+    chunk_directory(str(corpus), str(tmp_path / "jsonl"), format="jsonl",
+                    id_prefix="corpus", max_tokens=128, fold_headings=True)
+    lines = [line for f in sorted((tmp_path / "jsonl").glob("*.jsonl")) for line in f.read_text(encoding="utf-8").splitlines()]
+    assert sorted(lines) == sorted(expected)
+    assert not any(Chunk.from_json(line).metadata.get("kind") == "heading" and "\n" not in Chunk.from_json(line).content
+                   and Chunk.from_json(line).document_id == "corpus/guide.md" for line in lines)

@@ -156,18 +156,24 @@ def chunk_batch(
     root: str,
     id_prefix: Optional[str] = None,
     max_tokens: int = 512,
-    overlap_tokens: int = 64,
+    overlap_tokens: Optional[int] = None,
     encoding: Literal["cl100k_base", "o200k_base"] = "cl100k_base",
     tenant_id: str = "ragctl-local",
     corpus_id: str = "local",
+    fold_headings: bool = False,
 ) -> pa.Table:
     """The chunks of a batch of files (columns ``bytes`` and ``path``, as
     ``ray.data.read_binary_files(..., include_paths=True)`` gives them), one row per chunk.
 
     A file's id is ``id_prefix`` (default ``root`` as given) joined with its path relative to
-    ``root``. A file that cannot be parsed or chunked raises, naming it.
+    ``root``. A file that cannot be parsed or chunked raises, naming it. ``overlap_tokens``
+    defaults to the library's rule (64, or ``max_tokens // 8`` when smaller), as ``ragctl chunk``;
+    ``fold_headings=True`` is ``ragctl chunk --fold-headings`` (each heading folded into the first
+    body chunk of its section, for vector stores).
     """
-    chunker = HeadingAwareChunker(max_tokens, overlap_tokens, TiktokenCounter(encoding))
+    chunker = HeadingAwareChunker(
+        max_tokens, overlap_tokens, TiktokenCounter(encoding), fold_headings=fold_headings
+    )
     ctx = RequestContext(tenant_id)
     prefix = root.rstrip("/") if id_prefix is None else id_prefix
     rows: Dict[str, List[Any]] = {field.name: [] for field in CHUNK_SCHEMA}
@@ -206,7 +212,7 @@ def read_chunks(src: Union[str, List[str]], *, id_prefix: Optional[str] = None, 
     A file's id is ``id_prefix`` joined with its path relative to ``src`` (for a list, their
     common directory); by default ``id_prefix`` is ``src`` as given, which makes the ids those
     of ``ragctl chunk SRC``. ``options`` are those of :func:`chunk_batch` (``max_tokens``,
-    ``overlap_tokens``, ``encoding``, ``tenant_id``, ``corpus_id``)."""
+    ``overlap_tokens``, ``encoding``, ``tenant_id``, ``corpus_id``, ``fold_headings``)."""
     sources = [src] if isinstance(src, str) else list(src)
     if not sources:
         raise ValueError("no source to chunk")
