@@ -1,8 +1,10 @@
 //! Hostile input against the chunker and the packer, as libraries: each input gets a clear error or
 //! a correct result (every contract rule holds), never a panic, a hang or silently lost data.
 //!
-//! Sizes are the issue's, except where a debug build would take more than a few seconds; those
-//! cases say so and run at full size in the release contract report or the CLI tests.
+//! Each input is as large as the failure it guards against needs (a 1 MB line, 50,000 table rows,
+//! 100,000 identical chunks, 10 MB of words), except where a debug build would take more than a
+//! few seconds; those cases say so and run at full size in the release contract report or the CLI
+//! tests.
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::sync::{Arc, OnceLock};
@@ -265,8 +267,8 @@ fn prose(bytes: usize) -> String {
 
 #[test]
 fn output_stays_linear_in_the_input_with_a_giant_heading_or_setext_paragraph() {
-    // Issue 12's inputs at a tenth of their size: an 80 KB ATX heading, and 100 KB of prose closed
-    // by `---` (a setext heading). Every piece of the split heading carries its title in
+    // The inputs of docs/performance.md at a tenth of their size: an 80 KB ATX heading, and 100 KB
+    // of prose closed by `---` (a setext heading). Every piece of the split heading carries its title in
     // `heading_path`; were the title not bounded, 125 pieces would each repeat all 80 KB.
     let cases = [
         ("atx.md", format!("# {}\n\nBody under it.\n", prose(80_000))),
@@ -486,7 +488,7 @@ fn deep_metadata_and_unknown_fields_are_packed_unchanged() {
 }
 
 /// `n` chunks of 10 sentences each, drawn with repetition from one pool of 40 sentences of 12 to 20
-/// words (issue 12's worst case for near dedup: every shingle is common, and at Jaccard 0.5 nearly
+/// words (the worst case of near dedup: every shingle is common, and at Jaccard 0.5 nearly
 /// every pair is verified), with token counts and distinct scores.
 fn boilerplate_chunks(n: usize) -> Vec<Chunk> {
     let mut state = 0x0b01_1e4fu64;

@@ -1,4 +1,5 @@
-//! `cargo xtask bench`: every performance figure of issue 6 in one table.
+//! `cargo xtask bench`: every performance figure of `docs/performance.md`, with its target, in one
+//! table.
 //!
 //! Builds `ragctl` in release, runs the `bpe-openai` equivalence test of `rag-tokens` (the backend
 //! is a feature, not built by `cargo test --workspace`), then runs the `rag-bench` harness in

@@ -1,4 +1,5 @@
-//! `cargo xtask eval`: how often the answer is in the context `ragctl pack` builds (issue 10).
+//! `cargo xtask eval`: how often the answer is in the context `ragctl pack` builds
+//! (`docs/quality.md`).
 //!
 //! Builds `ragctl` in release and runs the `rag-eval` harness of `rag-bench` on it, over the
 //! corpora and questions under `eval/`. Extra arguments go to the harness; with `--ragctl PATH`

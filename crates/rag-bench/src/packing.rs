@@ -43,7 +43,7 @@ pub fn chunks(n: usize) -> Vec<Chunk> {
     chunks
 }
 
-/// The worst case of near dedup (issue 12): `n` chunks of 10 sentences each, drawn with
+/// The worst case of near dedup: `n` chunks of 10 sentences each, drawn with
 /// repetition from one pool of 40 boilerplate sentences of 12 to 20 words, with token counts and
 /// scores. Every shingle is common, any two chunks share a few sentences, and most pairs stay far
 /// below a threshold of 0.5, where a prefix is half its set: the exact search has to verify nearly

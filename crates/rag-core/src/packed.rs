@@ -62,8 +62,8 @@ pub enum SelectionStrategy {
     /// Rank order; skip a chunk that no longer fits and keep trying smaller ones.
     #[default]
     Greedy,
-    /// Score-per-token greedy, compared with a run seeded by the best single chunk: at least half
-    /// the optimum.
+    /// Score-per-token greedy, compared with a run that starts with the best single chunk: at least
+    /// half the optimum.
     Knapsack,
     /// The exact 0/1 knapsack optimum, within a documented size limit.
     Optimal,
@@ -265,7 +265,7 @@ pub enum Scoring {
     /// Every chunk carried a score (or there was none): the scores were used as given.
     Given,
     /// Some chunks carried a score and `unscored` of the `chunks` did not: the given scores stand
-    /// and a missing one counts as 0.0 (the seed's rule). Given scores and BM25 scores are on
+    /// and a missing one counts as 0.0, as without a query. Given scores and BM25 scores are on
     /// different scales, so they are never mixed.
     PartlyGiven {
         /// The chunks without a score.

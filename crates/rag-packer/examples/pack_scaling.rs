@@ -1,4 +1,5 @@
-//! How packing time grows with the number of candidates (issue 6's packing targets).
+//! How packing time grows with the number of candidates (the packing targets of
+//! `docs/performance.md`).
 //!
 //! ```text
 //! cargo run --release -p rag-packer --example pack_scaling              # 1k, 10k, 100k

@@ -2,7 +2,7 @@
 //!
 //! The rank-based orders take their items in rank order (best first); the input-based ones take a
 //! function giving each item's position in the caller's input. [`descending_order`] and
-//! [`ascending_order`] sort chunks by score themselves, as the seed's primitives do. An [`Order`]
+//! [`ascending_order`] sort chunks by score themselves, so they need no ranking first. An [`Order`]
 //! is the extension point for orders of your own.
 
 use std::cmp::Ordering;

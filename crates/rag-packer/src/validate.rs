@@ -38,7 +38,7 @@ pub(crate) fn validate_budget(budget: i64) -> Result<usize, PackerError> {
 
 /// The tokens a chunk counts for: its cached `token_count`, else `counter` on its content.
 ///
-/// A cached count is trusted, as the seed specifies (a retriever may send only a `content_ref`),
+/// A cached count is trusted (a retriever may send only a `content_ref`),
 /// unless the chunk says it was made with another tokenizer (`tokenizer` differs from
 /// `counter.name()`): then the content is counted again, and a chunk without content to count is
 /// refused ([`PackerError::ForeignTokenCount`]). The packer never fetches content, so a chunk

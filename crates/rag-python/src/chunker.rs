@@ -1,4 +1,4 @@
-//! `HeadingAwareChunker` for Python: the seed's constructor and async `chunk`, a blocking twin,
+//! `HeadingAwareChunker` for Python: the constructor and async `chunk`, a blocking twin,
 //! and `chunk_text` that parses and chunks in one call.
 
 use std::path::PathBuf;

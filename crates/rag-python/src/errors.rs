@@ -1,8 +1,8 @@
 //! Rust errors as Python exceptions of `rag_core.errors`.
 //!
 //! The exception classes are written in Python (`rag_core/errors.py`), so that they can inherit
-//! from two bases (`ChunkerConfigError` is a `ChunkError` and a `ValueError`, as the seed's
-//! constructor promises) and carry docstrings; this module looks each one up once, the first time
+//! from two bases (`ChunkerConfigError` is a `ChunkError` and a `ValueError`, so `except ValueError`
+//! around the constructor catches it) and carry docstrings; this module looks each one up once, the first time
 //! it raises it, and keeps the class (a raise is then a call, not an import and an attribute
 //! lookup). The message is the Rust error's message, and the fields a caller may want to act on (`chunk_id`,
 //! `document_id`, `offset`, ...) are attributes of the exception.

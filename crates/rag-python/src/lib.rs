@@ -1,20 +1,20 @@
 //! The native module of ragctl's Python package, `ragctl._native`.
 //!
-//! Python users import the seeds' modules, `rag_core`, `rag_chunker` and `rag_packer`: thin pure
-//! Python packages (in `python/`) that re-export the classes and functions defined here under the
-//! seeds' names, with the exception classes and protocols written in Python. This crate holds no
+//! Python users import the modules `rag_core`, `rag_chunker` and `rag_packer`: thin pure Python
+//! packages (in `python/`) that re-export the classes and functions defined here under their public
+//! names, with the exception classes and protocols written in Python. This crate holds no
 //! logic of its own beyond conversion: every result comes from `rag-core`, `rag-chunker` and
 //! `rag-packer`.
 //!
 //! Each chunking and packing call converts its Python arguments first, then releases the GIL
-//! while Rust works (`_blocking` methods on the calling thread, async methods on tokio's blocking
-//! pool), then builds the Python result. Results hand back the caller's own `Chunk` objects where
+//! while Rust works (`_blocking` methods on the calling thread, async methods on the event loop's
+//! default executor, see `runtime`), then builds the Python result. Results hand back the caller's own `Chunk` objects where
 //! the engine returns input chunks.
 //!
 //! The crate is tested by the pytest suite in `tests/` (`cargo xtask python`), not by Rust tests:
 //! an extension module is loaded by Python, not linked into a test binary.
 
-// A PyO3 function takes one Rust parameter per Python parameter, and the seeds' signatures (the
+// A PyO3 function takes one Rust parameter per Python parameter, and the Python signatures (the
 // Chunk's fields, the packer's settings, the parse keywords) have more than clippy's limit.
 #![allow(clippy::too_many_arguments)]
 

@@ -1,4 +1,4 @@
-//! `PackerConfig` and `ContextPacker` for Python: the seed's constructor and async `pack`, blocking
+//! `PackerConfig` and `ContextPacker` for Python: the constructor and async `pack`, blocking
 //! twins, and `pack_context`, which renders the prompt context within the budget.
 
 use std::sync::Arc;
@@ -56,7 +56,7 @@ pub(crate) struct PyPackerConfig {
 }
 
 impl Default for PyPackerConfig {
-    /// The seed's `PackerConfig()`, the engine's defaults.
+    /// `PackerConfig()`: the engine's defaults.
     fn default() -> Self {
         let engine = PackerConfig::default();
         Self {

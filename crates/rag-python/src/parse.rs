@@ -231,7 +231,8 @@ pub(crate) fn detect_document_type(py: Python<'_>, source_uri: &str) -> PyResult
         .map_err(|e| errors::parse_error(py, &e))
 }
 
-/// One built-in parser, as the seed's parser registry offers it.
+/// One built-in parser, chosen by its document type (`Parser("markdown")`); `MarkdownParser` and
+/// the other parser classes of `rag_chunker` are its subclasses.
 #[pyclass(frozen, subclass, module = "rag_chunker", name = "Parser")]
 pub(crate) struct PyParser {
     doc_type: DocumentType,

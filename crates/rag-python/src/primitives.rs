@@ -1,5 +1,5 @@
-//! The packer's pure primitives for Python, one function per stage, as the seed lists them:
-//! dedup, reorder, budget fit, conflicts, plus ranking and BM25 scoring.
+//! The packer's pure primitives for Python, one function per stage: dedup, reorder, budget fit,
+//! conflicts, plus ranking and BM25 scoring.
 //!
 //! Functions over chunks take any iterable of `Chunk`, treat its order as the priority order
 //! (best first) where one matters, and return the caller's own objects.
@@ -212,8 +212,8 @@ selection_primitive!(
 );
 
 selection_primitive!(
-    /// Knapsack selection by score: the better of score-per-token greedy and a run seeded with the
-    /// best single chunk (at least half the optimum); returned in the given order.
+    /// Knapsack selection by score: the better of score-per-token greedy and a run that starts
+    /// with the best single chunk (at least half the optimum); returned in the given order.
     knapsack_select,
     |_, items, budget, max| Ok(rag_packer::knapsack_select(items, budget, max))
 );

@@ -1,7 +1,7 @@
 //! The Repacker's engine for Python, and `ContextConfig`.
 //!
-//! `rag_packer.Repacker` is a Python class (its attributes can be reassigned between calls, as
-//! in the seed, and its `size_func` is any Python callable); each `repack` builds a
+//! `rag_packer.Repacker` is a Python class (its attributes can be reassigned between calls,
+//! and its `size_func` is any Python callable); each `repack` builds a
 //! [`PyRepackerEngine`] from the current attributes and runs it here, without the GIL.
 //!
 //! A Python `size_func` is called by the Python class before the engine runs, once per chunk,

@@ -83,7 +83,7 @@ def test_a_docx_by_path_or_bytes_gives_the_same_chunks_with_paragraph_provenance
     assert any(c.metadata["kind"] == "heading" for c in by_path)
     # The provenance survives the chunk's JSON form.
     assert type(by_path[1]).from_json(by_path[1].to_json()).provenance == by_path[1].provenance
-    # The seed's parser classes read the same formats.
+    # The parser classes read the same formats.
     assert DocxParser().parse(ctx, DOCX.read_bytes(), source_uri="stack.docx").text == parse_file(ctx, DOCX).text
     assert HtmlParser().name() == "html"
 

@@ -1,5 +1,5 @@
-"""Every Python snippet of the seeds (the reference documents in ../shared/seeds), as written,
-adapted only where they import or build the ctx and the inputs they leave to the reader."""
+"""Every Python example the API was specified with (docs/reference-design.md), as written, adapted
+only where they import or build the ctx and the inputs they leave to the reader."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_chunker_snippet_runs_as_written(ctx):
     async def snippet():
         chunker = HeadingAwareChunker(
             max_tokens=512,        # chunk token budget
-            overlap_tokens=64,     # tail bytes seeded into the next chunk
+            overlap_tokens=64,     # the tail of a chunk that starts the next one
             token_counter=None,    # default: TiktokenCounter("cl100k_base")
         )
         chunks = await chunker.chunk(ctx, parsed)
@@ -257,7 +257,7 @@ def test_repacker_return_shapes_follow_mode_and_batch_size(ctx):
     assert text == "alpha\n\nbeta\n\ngamma\n\ndelta"
     assert texts == ["alpha\n\nbeta", "gamma\n\ndelta"]
     assert auto == ["[c0] alpha\n\n[c1] beta", "[c2] gamma\n\n[c3] delta"]
-    # Reassigning pack takes effect on the next call, as the seed says.
+    # Reassigning pack takes effect on the next call.
     gap = [Chunk(i, "d", ctx.tenant_id, text) for i, text in [("a", "alpha"), ("long", "a longer one"), ("g", "gamma")]]
     repacker = Repacker(size_limit=10, method="reverse")
     assert [c.id for c in repacker.repack_blocking(gap)] == ["a"], "truncate: the longest prefix that fits"

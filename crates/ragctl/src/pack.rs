@@ -108,7 +108,7 @@ pub(crate) struct PackArgs {
     #[arg(long)]
     no_merge: bool,
     /// Pack heading chunks like any other chunk, and do not let a heading's score reach its
-    /// section (the seed's behaviour).
+    /// section.
     #[arg(long)]
     no_sections: bool,
     /// Skip a heading-aware chunk that does not fit whole instead of packing its best part for

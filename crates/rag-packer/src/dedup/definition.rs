@@ -233,7 +233,7 @@ mod tests {
     }
 
     #[test]
-    fn shingles_follow_the_seed_examples() {
+    fn shingles_of_a_five_word_sentence() {
         let words = normalised_words("The quick brown fox jumps");
         assert_eq!(shingles(&words, 5).len(), 1);
         assert_eq!(shingles(&words, 3).len(), 3);

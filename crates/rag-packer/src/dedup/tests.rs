@@ -78,7 +78,7 @@ fn hash_dedup_keeps_the_first_and_never_drops_anchors() {
 
 #[test]
 fn near_dedup_reports_the_first_kept_match() {
-    // The knapsack seed's scenario: the same paragraph in two document versions.
+    // The same paragraph in two document versions, the case near dedup is for.
     let v1 = "Rerankers score the query and the document together with full cross attention";
     let v2 = "Rerankers score the query and the document together with full cross attention.";
     let v3 = "Rerankers score the query and the document together with full cross attention today";

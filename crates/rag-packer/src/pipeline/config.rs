@@ -59,8 +59,8 @@ pub struct PackerConfig {
     /// report in the notes how many counts were checked and whether any claim was wrong (default
     /// off: a cached count is trusted unless it was made with another tokenizer).
     pub verify_counts: bool,
-    /// A candidate is packed only if its score is above this (`None`: no floor, as in the seed,
-    /// where a chunk without a score counts as 0.0 and may fill leftover room). With BM25 scores,
+    /// A candidate is packed only if its score is above this (`None`: no floor, so a chunk
+    /// without a score counts as 0.0 and may fill leftover room). With BM25 scores,
     /// a floor of 0.0 keeps out chunks that hold no query term. When set, it also applies to
     /// scores the packer computed for the [`query`](Self::query).
     pub relevance_floor: Option<f64>,
@@ -70,7 +70,7 @@ pub struct PackerConfig {
     /// chunks the principal may see only; BM25 when none of them carries a score (with a relevance
     /// floor of 0 unless `relevance_floor` is set), the given scores otherwise.
     /// [`PackedContext::scoring`](rag_core::PackedContext::scoring) says which rule applied.
-    /// `None` (the default, the seed's behaviour): scores are taken as given, a missing one as 0.0.
+    /// `None` (the default): scores are taken as given, a missing one as 0.0.
     pub query: Option<String>,
     /// Cut to fit (on by default; [`ContextPacker::pack_context`](crate::ContextPacker::pack_context)
     /// only): when the best-ranked chunk left out for lack of room is a heading-aware chunk
@@ -78,7 +78,7 @@ pub struct PackerConfig {
     /// [`MIN_CUT_TOKENS`](crate::MIN_CUT_TOKENS), its [best part](crate::best_part) for the query
     /// is packed in its place, as a new chunk `ID#cut` whose `metadata.cut_from` names the
     /// original and the byte range of its content; the original is dropped as
-    /// [`CutToFit`](rag_core::DropReason::CutToFit). `pack` never cuts (the seed's semantics).
+    /// [`CutToFit`](rag_core::DropReason::CutToFit). `pack` never cuts: its chunks are the caller's.
     pub cut_to_fit: bool,
 }
 
@@ -135,7 +135,7 @@ impl PackerConfig {
         pub fn with_cut_to_fit(cut_to_fit: bool);
     }
 
-    /// Plugs in an order of your own (the seed's extension point); sets `order` to
+    /// Plugs in an order of your own (the extension point for orders); sets `order` to
     /// [`PackOrder::Custom`].
     ///
     /// ```

@@ -149,7 +149,7 @@ fn a_heading_is_not_packed_alone_while_its_section_can_carry_it() {
         let context = packed.context.unwrap();
         assert!(context.contains("File > readLines()\nReads the file"), "{context}");
     }
-    // The seed's behaviour is one flag away.
+    // Without section-aware packing a heading is a candidate like any chunk: all three are packed.
     let seed = ContextPacker::new(
         PackerConfig::default()
             .with_section_aware(false)
@@ -295,7 +295,7 @@ fn knapsack_packs_the_best_passage_rather_than_many_fragments_of_sections() {
             "answer fragment0",
             "{strategy}"
         );
-        // The seed's score sum, still reachable, trades it for the fragments.
+        // The score sum, still reachable, trades it for the fragments.
         assert_eq!(
             packed_with(strategy, Objective::ScoreSum),
             "fragment0 fragment1 fragment2 fragment3 fragment4 fragment5",

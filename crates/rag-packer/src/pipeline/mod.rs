@@ -77,7 +77,7 @@ impl ContextPacker {
 
     /// Packs `chunks` into `budget` tokens for `ctx`'s tenant.
     ///
-    /// The async form of the seed's API and of the [`Packer`] trait. Packing itself is CPU-bound
+    /// The async form, as the [`Packer`] trait and the Python API have it. Packing itself is CPU-bound
     /// and does not yield: on a multi-threaded runtime serving other requests, call
     /// [`pack_blocking`](Self::pack_blocking) inside `spawn_blocking` (or from a plain thread)
     /// instead, so a large pack does not hold an executor thread. From synchronous code, call
@@ -252,7 +252,7 @@ impl ContextPacker {
         })
     }
 
-    /// The seed's fit for `chunks`: the sum of their counts.
+    /// The fit of [`pack`](Self::pack) for `chunks`: the sum of their counts.
     fn counted<'a>(&'a self, chunks: &'a [Chunk]) -> Counted<'a> {
         Counted {
             config: &self.config,
@@ -344,7 +344,7 @@ impl ContextPacker {
 }
 
 impl Default for ContextPacker {
-    /// The seed's `ContextPacker()`: [`PackerConfig::default`] (lost in the middle, greedy, exact
+    /// As Python's `ContextPacker()`: [`PackerConfig::default`] (lost in the middle, greedy, exact
     /// dedup only, conflicts on, `cl100k_base`).
     fn default() -> Self {
         Self {

@@ -1,7 +1,7 @@
 //! Stages 6 and 7 and the accounting: the one driver that selects, orders and fits the
 //! candidates, and the [`Plan`] it makes.
 //!
-//! What "fits" means is the [`Fit`]: by the sum of the chunks' counts (the seed's pipeline,
+//! What "fits" means is the [`Fit`]: by the sum of the chunks' counts (`pack`,
 //! [`Counted`]), or by the exact count of the rendered text (see `context.rs`). The driver runs
 //! rounds of select, arrange, measure: with counts one round settles it, since the counts add up
 //! and the selection was made within the room they leave; a rendering is corrected round by round.
@@ -69,7 +69,7 @@ pub(super) trait Fit {
     fn note(&self) -> Option<String>;
 }
 
-/// The seed's fit: a pack costs the sum of its chunks' counts.
+/// The fit of `pack`: a pack costs the sum of its chunks' counts.
 pub(super) struct Counted<'a> {
     pub(super) config: &'a PackerConfig,
     pub(super) chunks: &'a [Chunk],

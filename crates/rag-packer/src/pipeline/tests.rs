@@ -547,7 +547,7 @@ fn a_negative_score_that_fits_is_reported_as_such() {
         );
         assert_eq!(packed.dropped_budget(), 1);
     }
-    // Greedy takes what fits in rank order, whatever its sign, as the seed does.
+    // Greedy takes what fits in rank order, whatever its sign: it maximises nothing.
     let greedy = pack(config(), chunks(), 10).unwrap();
     assert_eq!(ids(&greedy.chunks), ["good", "bad"]);
 }

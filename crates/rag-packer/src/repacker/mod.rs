@@ -113,7 +113,7 @@ impl Repacker {
         &self.config
     }
 
-    /// Changes the PACK strategy for the next [`repack`](Self::repack) calls, as the seed's
+    /// Changes the PACK strategy for the next [`repack`](Self::repack) calls, as Python's
     /// `repacker.pack = ...` does; checked like a new configuration.
     ///
     /// ```

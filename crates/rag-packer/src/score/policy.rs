@@ -13,8 +13,8 @@ const BM25_FLOOR: f64 = 0.0;
 /// Scores the chunks that carry no score, by the packer's policy, and says which rule applied:
 ///
 /// - every chunk carries a score (or there is none): the scores stand ([`Scoring::Given`]);
-/// - some do and some do not: the given scores stand and a missing one counts as 0.0, the seed's
-///   rule ([`Scoring::PartlyGiven`]). BM25 scores are never mixed with given ones, whose scale is
+/// - some do and some do not: the given scores stand and a missing one counts as 0.0, as
+///   without a query ([`Scoring::PartlyGiven`]). BM25 scores are never mixed with given ones, whose scale is
 ///   unknown;
 /// - none does: each chunk is scored with BM25 against `query` over its heading path and text
 ///   ([`bm25_chunk_scores`](crate::bm25_chunk_scores)), its `score` is set, and the relevance floor

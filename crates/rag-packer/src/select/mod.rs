@@ -94,7 +94,7 @@ impl DocumentCounts {
     }
 }
 
-/// Greedy selection, the seed pipeline's: in rank order, take each item that still fits (and whose
+/// Greedy selection, the pipeline's default: in rank order, take each item that still fits (and whose
 /// document is under the cap); an item that does not fit is skipped and smaller ones are still tried.
 ///
 /// ```

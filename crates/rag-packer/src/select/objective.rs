@@ -4,7 +4,7 @@ use super::SelectionItem;
 
 /// What `knapsack` and `optimal` maximise (`greedy` takes the rank order and maximises nothing).
 ///
-/// The seed's objective, the sum of the packed chunks' scores, rewards splitting: ten fragments
+/// The plain knapsack objective, the sum of the packed chunks' scores, rewards splitting: ten fragments
 /// scoring 0.5 beat the one passage scoring 0.9 that answers the question, so a budget fills with
 /// headings and list items. [`RankPrior`](Self::RankPrior) values a chunk by how likely it is to
 /// hold the answer given its rank instead, which no splitting can inflate.
@@ -12,12 +12,12 @@ use super::SelectionItem;
 #[non_exhaustive]
 pub enum Objective {
     /// [`RankPrior`](Self::RankPrior) when the candidates are sections of documents (they carry
-    /// the heading-aware chunker's metadata and section-aware packing is on), the seed's
-    /// [`ScoreSum`](Self::ScoreSum) otherwise, so any other retriever's chunks are packed exactly
-    /// as the seed specifies.
+    /// the heading-aware chunker's metadata and section-aware packing is on),
+    /// [`ScoreSum`](Self::ScoreSum) otherwise, so any other retriever's chunks are packed by the
+    /// sum of their scores, as the contract suite's knapsack oracles expect.
     #[default]
     Auto,
-    /// The sum of the packed chunks' scores (the seed's knapsack problem).
+    /// The sum of the packed chunks' scores (the plain 0/1 knapsack problem).
     ScoreSum,
     /// The sum over packed chunks of [`rank_prior`]: the chunk ranked `r` (0 = best, counting
     /// chunks with a positive score only) is worth `1 / (r + 1)²`; a chunk scoring 0 or less keeps

@@ -46,7 +46,7 @@ fn greedy_skips_what_no_longer_fits_and_keeps_trying() {
 }
 
 #[test]
-fn knapsack_beats_density_greedy_on_the_seed_trap() {
+fn knapsack_beats_density_greedy_when_small_items_crowd_out_a_large_one() {
     // Many tiny weak items crowd out one large strong one under density greedy.
     let mut items = vec![item(100, 50.0)];
     items.extend((0..10).map(|_| item(10, 6.0)));

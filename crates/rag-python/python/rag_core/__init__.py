@@ -1,5 +1,5 @@
 """The shared vocabulary of ragctl: ids, the request context, documents and blocks, chunks, the
-packed context, and the errors, as the seeds name them.
+packed context, and the errors.
 
 >>> from rag_core import Chunk, RequestContext
 >>> ctx = RequestContext("acme")

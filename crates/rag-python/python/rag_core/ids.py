@@ -1,5 +1,5 @@
 """Identifier types: each is a ``str`` (so any string is accepted where an id is expected), with a
-name that says which id it is, as in the seeds (``DocumentId("scan-001")``)."""
+name that says which id it is (``DocumentId("scan-001")``)."""
 
 from __future__ import annotations
 

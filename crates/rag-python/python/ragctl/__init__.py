@@ -1,6 +1,7 @@
-"""ragctl's Python package: the Rust engine behind the seeds' Python API.
+"""ragctl's Python package: the Rust engine behind the Python API of ``rag_core``, ``rag_chunker``
+and ``rag_packer``.
 
-Import the seeds' modules: :mod:`rag_core` (ids, request context, chunks, errors),
+Import those modules: :mod:`rag_core` (ids, request context, chunks, errors),
 :mod:`rag_chunker` (parsers, ``HeadingAwareChunker``, token counters) and :mod:`rag_packer`
 (``ContextPacker``, the primitives, ``Repacker``). Drop-ins for other frameworks are in
 :mod:`ragctl.integrations`.

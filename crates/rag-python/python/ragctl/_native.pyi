@@ -1,4 +1,4 @@
-"""Type stubs of ragctl's native module. Import these names from the seeds' modules instead:
+"""Type stubs of ragctl's native module. Import these names from the public modules instead:
 ``rag_core``, ``rag_chunker`` and ``rag_packer`` re-export them."""
 
 import os

@@ -459,7 +459,7 @@ fn counts_from_another_tokenizer_are_recounted_and_verify_counts_reports_lies() 
 }
 
 #[test]
-fn knapsack_keeps_the_best_section_unless_the_seeds_score_sum_is_asked_for() {
+fn knapsack_keeps_the_best_section_unless_the_score_sum_is_asked_for() {
     // A passage ranked first and six short fragments scoring nearly as well, all sections of
     // documents: the budget holds the passage and one fragment, or the six fragments.
     let section = |id: &str, words: usize, score: f64| {

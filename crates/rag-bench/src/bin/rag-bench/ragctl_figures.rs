@@ -141,7 +141,7 @@ fn ragctl_pack(ragctl: &Path, flags: &[&str], input: &Path) -> Command {
     cmd
 }
 
-/// Near dedup's worst case (issue 12): `ragctl pack --jaccard-threshold 0.5` on 2,000 to 16,000
+/// Near dedup's worst case: `ragctl pack --jaccard-threshold 0.5` on 2,000 to 16,000
 /// boilerplate chunks (see [`packing::boilerplate_chunks`]), parsing included, and whether the
 /// pack reported that near dedup went approximate past its work bound.
 pub(crate) fn near_worst_figures(table: &mut Table, ragctl: &Path, work: &Path, runs: usize, quick: bool) {
