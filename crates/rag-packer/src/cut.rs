@@ -171,6 +171,14 @@ fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
 }
 
 /// The indices of the query terms `unit` holds, once per occurrence.
+/// How many of `query_terms` (search terms) `text` holds at least once.
+pub(crate) fn distinct_terms_held(text: &str, query_terms: &[String]) -> usize {
+    let mut hits = term_hits(text, query_terms);
+    hits.sort_unstable();
+    hits.dedup();
+    hits.len()
+}
+
 fn term_hits(unit: &str, query_terms: &[String]) -> Vec<usize> {
     if query_terms.is_empty() {
         return Vec::new();
