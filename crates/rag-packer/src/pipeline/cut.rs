@@ -374,7 +374,7 @@ mod tests {
         let mut chunks = vec![best];
         for i in 1..=2 {
             let text: Vec<String> = (0..words).map(|w| format!("pad{i}x{w}")).collect();
-            let mut chunk = Chunk::with_content(["", "one", "two"][i], "other.md", "acme", &text.join(" "));
+            let mut chunk = Chunk::with_content(["", "one", "two"][i], "other.md", "acme", text.join(" "));
             chunk.score = Some(0.5 - i as f64 / 10.0);
             chunk.metadata.insert("kind".into(), json!("body"));
             chunks.push(chunk);
