@@ -207,7 +207,7 @@ fn context_packer_passes_every_rule_on_the_fixtures() {
                 optimal: strategy == SelectionStrategy::Optimal,
                 ..PackerSpec::new(&WordCounter)
             };
-            let correct = Broken::new(Fault::None, config(strategy, order));
+            let correct = Broken::new(Fault::None, config(strategy, order.clone()));
             for case in &cases {
                 let report = check_packer(&correct, &spec, case);
                 assert!(report.passed(), "{strategy}/{order}: {report}");
@@ -349,7 +349,7 @@ fn context_packer_passes_on_the_corpus_and_generated_cases() {
         (SelectionStrategy::Knapsack, PackOrder::Input, Some(0.5)),
         (SelectionStrategy::Optimal, PackOrder::Sides, Some(0.8)),
     ] {
-        let config = config(strategy, order)
+        let config = config(strategy, order.clone())
             .with_jaccard_threshold(dedup)
             .with_shingle_size(3);
         let spec = PackerSpec {

@@ -80,10 +80,9 @@ pub use dedup::{
     DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
 };
 pub use fences::balanced_fences;
-pub use order::{
-    Order, ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order,
-};
+pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
 pub use pipeline::{ContextPacker, MIN_CUT_TOKENS, PackerConfig};
+pub use rag_core::Order;
 pub use rank::rank_order;
 pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adjacent};
 pub use repacker::{

@@ -7,51 +7,13 @@
 
 use std::cmp::Ordering;
 
-use rag_core::{Chunk, PackOrder, PackerError};
-
-/// An order of your own for the packed chunks: set it with
-/// [`PackerConfig::with_custom_order`](crate::PackerConfig::with_custom_order).
-///
-/// The packer hands it the selected chunks best first (score descending, ties by id) and takes
-/// back the new order as a permutation of their indices; pinned chunks stay first and are not
-/// passed. A result that is not a permutation is a [`PackerError::CustomOrder`](rag_core::PackerError::CustomOrder).
-///
-/// ```
-/// use rag_core::Chunk;
-/// use rag_packer::Order;
-///
-/// /// Shortest first: small facts before long passages.
-/// struct ShortestFirst;
-///
-/// impl Order for ShortestFirst {
-///     fn name(&self) -> &str {
-///         "shortest_first"
-///     }
-///
-///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
-///         let mut order: Vec<usize> = (0..ranked.len()).collect();
-///         order.sort_by_key(|&i| ranked[i].content().map_or(0, str::len));
-///         order
-///     }
-/// }
-///
-/// let long = Chunk::with_content("a", "d", "t", "a longer passage of text");
-/// let short = Chunk::with_content("b", "d", "t", "short");
-/// assert_eq!(ShortestFirst.arrange(&[&long, &short]), [1, 0]);
-/// ```
-pub trait Order: Send + Sync {
-    /// The order's name, reported in the packer's notes.
-    fn name(&self) -> &str;
-
-    /// The new order of `ranked` (best first): a permutation of `0..ranked.len()`.
-    fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize>;
-}
+use rag_core::{Chunk, Order, PackOrder, PackerError};
 
 /// Stage 7 for the built-in orders: `ranked` (best first) rearranged by `order`.
 ///
 /// [`PackOrder::Custom`] (and any order this version does not know) keeps the rank order: the
-/// pipeline applies a custom [`Order`] itself.
-pub(crate) fn arrange<T>(order: PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
+/// pipeline applies a custom [`Order`] itself, through [`arrange_custom`], which can fail.
+pub(crate) fn arrange<T>(order: &PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
     match order {
         PackOrder::LostInMiddle => lost_in_middle_order(ranked),
         PackOrder::Ascending => ranked.into_iter().rev().collect(),
@@ -285,7 +247,7 @@ mod tests {
         // Items are (input position, rank); rank order is 0, 1, 2, 3.
         let ranked = || vec![(2, 0), (0, 1), (3, 2), (1, 3)];
         let ranks = |order| {
-            arrange(order, ranked(), |item: &(usize, usize)| item.0)
+            arrange(&order, ranked(), |item: &(usize, usize)| item.0)
                 .into_iter()
                 .map(|i| i.1)
                 .collect::<Vec<_>>()

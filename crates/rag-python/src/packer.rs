@@ -79,7 +79,7 @@ impl PyPackerConfig {
     /// The engine's configuration, with its default counter.
     fn to_rust(&self) -> PackerConfig {
         PackerConfig::default()
-            .with_order(self.order.0)
+            .with_order(self.order.0.clone())
             .with_strategy(self.strategy.0)
             .with_objective(self.objective.0)
             .with_jaccard_threshold(self.jaccard_threshold)

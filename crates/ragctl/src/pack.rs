@@ -61,7 +61,7 @@ pub(crate) struct PackArgs {
     order: PackOrder,
     /// How chunks are chosen to fill the budget.
     #[arg(long, default_value_t = SelectionStrategy::Greedy)]
-    #[arg(value_parser = library_values(&SelectionStrategy::ALL, SelectionStrategy::as_str))]
+    #[arg(value_parser = library_values(&SelectionStrategy::ALL, |strategy| strategy.as_str()))]
     strategy: SelectionStrategy,
     /// What knapsack and optimal maximise: rank-prior for heading-aware chunks and score-sum (the
     /// sum of scores) for any other chunks (auto), or one of them for all.
@@ -249,7 +249,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .context("--max-per-document is too large")?;
     let config = PackerConfig::default()
-        .with_order(args.order)
+        .with_order(args.order.clone())
         .with_strategy(args.strategy)
         .with_objective(args.objective.into())
         .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))

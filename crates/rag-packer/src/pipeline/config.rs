@@ -3,11 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rag_core::{PackOrder, PackerError, SelectionStrategy, TokenCounter};
+use rag_core::{Order, PackOrder, PackerError, SelectionStrategy, TokenCounter};
 use rag_tokens::TiktokenCounter;
 
 use crate::dedup::check_near_config;
-use crate::order::Order;
 use crate::select::Objective;
 use crate::setters::setters;
 
@@ -47,8 +46,6 @@ pub struct PackerConfig {
     pub max_per_document: Option<usize>,
     /// Counts tokens of chunks that carry no cached `token_count`.
     pub token_counter: Arc<dyn TokenCounter>,
-    /// The order applied when `order` is [`PackOrder::Custom`].
-    pub custom_order: Option<Arc<dyn Order>>,
     /// Section-aware packing (on by default): for chunks that carry the heading-aware chunker's
     /// metadata, a heading is packed only when none of its section's chunks is a candidate, and a
     /// heading's score reaches its section's chunks (see [`carried_headings`](crate::carried_headings)
@@ -95,7 +92,6 @@ impl Default for PackerConfig {
             detect_conflicts: true,
             max_per_document: None,
             token_counter: Arc::new(TiktokenCounter::cl100k()),
-            custom_order: None,
             section_aware: true,
             verify_counts: false,
             relevance_floor: None,
@@ -135,8 +131,8 @@ impl PackerConfig {
         pub fn with_cut_to_fit(cut_to_fit: bool);
     }
 
-    /// Plugs in an order of your own (the seed's extension point); sets `order` to
-    /// [`PackOrder::Custom`].
+    /// Plugs in an order of your own (the seed's extension point): `order` becomes
+    /// [`PackOrder::Custom`] holding it.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -149,12 +145,11 @@ impl PackerConfig {
     ///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> { (0..ranked.len()).rev().collect() }
     /// }
     /// let config = PackerConfig::default().with_custom_order(Arc::new(InputReversed));
-    /// assert_eq!(config.order, PackOrder::Custom);
+    /// assert!(matches!(config.order, PackOrder::Custom(_)));
     /// ```
     #[must_use]
     pub fn with_custom_order(mut self, order: Arc<dyn Order>) -> Self {
-        self.order = PackOrder::Custom;
-        self.custom_order = Some(order);
+        self.order = PackOrder::Custom(order);
         self
     }
 
@@ -181,9 +176,6 @@ impl PackerConfig {
                 message: format!("relevance floor must be a finite number, got {floor}"),
             });
         }
-        if self.order == PackOrder::Custom && self.custom_order.is_none() {
-            return invalid("order custom needs an order: use with_custom_order");
-        }
         Ok(())
     }
 }
@@ -199,7 +191,6 @@ impl fmt::Debug for PackerConfig {
             .field("detect_conflicts", &self.detect_conflicts)
             .field("max_per_document", &self.max_per_document)
             .field("token_counter", &self.token_counter.name())
-            .field("custom_order", &self.custom_order.as_ref().map(|order| order.name()))
             .field("section_aware", &self.section_aware)
             .field("verify_counts", &self.verify_counts)
             .field("relevance_floor", &self.relevance_floor)

@@ -230,17 +230,17 @@ fn ordered_runs(
             })
             .collect()
     };
-    match (config.order, &config.custom_order) {
-        (PackOrder::Custom, Some(custom)) => {
+    match &config.order {
+        PackOrder::Custom(custom) => {
             let representatives: Vec<usize> = runs.iter().map(|(best, _)| *best).collect();
             let order = arrange_custom(custom.as_ref(), chunks, representatives)?;
             let mut by_representative: HashMap<usize, MergedRun> = runs.into_iter().collect();
             Ok(order.into_iter().filter_map(|r| by_representative.remove(&r)).collect())
         }
-        (order, _) => {
+        built_in => {
             let runs: Vec<MergedRun> = runs.into_iter().map(|(_, run)| run).collect();
             let first_input = |run: &MergedRun| run.members.iter().copied().min().unwrap_or(0);
-            Ok(arrange(order, runs, first_input))
+            Ok(arrange(built_in, runs, first_input))
         }
     }
 }

@@ -330,7 +330,7 @@ impl ContextPacker {
             plan.tokens_used,
             plan.budget,
             self.config.token_counter.name(),
-            self.config.order,
+            self.config.order.clone(),
             plan.strategy,
         );
         result.conflicts = conflicts;
