@@ -213,7 +213,7 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter = args.tokenizer.counter()?;
     let (chunks, input) = read_chunks(&args, &tenant, Arc::clone(&counter)).await?;
-    let packer = ContextPacker::new(packer_config(&args, counter)?)?;
+    let packer = ContextPacker::new(packer_config(&args, counter)?);
     let ctx = RequestContext::new(
         tenant,
         Principal {
@@ -299,7 +299,7 @@ fn packer_config(args: &PackArgs, counter: Arc<dyn TokenCounter>) -> anyhow::Res
         .map(usize::try_from)
         .transpose()
         .context("--max-per-document is too large")?;
-    Ok(PackerConfig::default()
+    Ok(PackerConfig::builder()
         .with_order(args.order.clone())
         .with_strategy(args.strategy)
         .with_objective(args.objective.into())
@@ -311,19 +311,21 @@ fn packer_config(args: &PackArgs, counter: Arc<dyn TokenCounter>) -> anyhow::Res
         .with_cut_to_fit(!args.no_cut)
         .with_query(Some(args.query.clone()))
         .with_verify_counts(args.verify_counts)
-        .with_token_counter(counter))
+        .with_token_counter(counter)
+        .build()?)
 }
 
 /// How the context is rendered, from the flags.
 fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
-    let format = ContextFormat::new(ContextConfig::new(args.template.as_str())?)
+    let format = ContextFormat::builder(ContextConfig::new(args.template.as_str())?)
         .with_delimiter(args.delimiter.as_str())
         .with_merge_adjacent(!args.no_merge);
     Ok(match args.breadcrumbs {
         BreadcrumbsArg::Auto => format,
         BreadcrumbsArg::Always => format.with_breadcrumbs(true),
         BreadcrumbsArg::Never => format.with_breadcrumbs(false),
-    })
+    }
+    .build())
 }
 
 /// What a report of a pack shows: the request, where the chunks came from and how many, how they

@@ -131,16 +131,16 @@ fn room_for(
     };
     let mut used = plan.tokens_used;
     if !plan.packed.is_empty() {
-        used += count(&format.delimiter)?;
+        used += count(format.delimiter())?;
     }
     let chunk = &chunks[original];
     if let Some(line) = format.breadcrumb_line(chunk) {
         used += count(&line)?;
     }
-    if !format.template.is_content_only() {
+    if !format.template().is_content_only() {
         let mut bare = chunk.clone();
         let _ = bare.set_body(Some(String::new()), None);
-        let Ok(around) = format.template.render(&bare) else {
+        let Ok(around) = format.template().render(&bare) else {
             return Ok(None);
         };
         used += count(&around)?;
@@ -202,13 +202,14 @@ mod tests {
 
     fn packer(cut: bool) -> ContextPacker {
         ContextPacker::new(
-            PackerConfig::default()
+            PackerConfig::builder()
                 .with_token_counter(Arc::new(WordCounter))
                 .with_query(Some("refund window".into()))
                 .with_cut_to_fit(cut)
-                .with_conflicts(false),
+                .with_conflicts(false)
+                .build()
+                .unwrap(),
         )
-        .unwrap()
     }
 
     #[test]
