@@ -95,7 +95,7 @@ pub use score::{
 };
 pub use sections::{carried_headings, section_scores};
 pub use select::{
-    OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
-    optimal_select, rank_prior,
+    OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, document_numbers, fit_to_budget,
+    knapsack_select, optimal_select, rank_prior, selection_items,
 };
 pub use validate::chunk_tokens;

@@ -1,11 +1,10 @@
 //! Stage 7: arranging the selection in the prompt (pinned chunks stay first, untouched).
 //!
-//! The rank-based orders take their items in rank order (best first); the input-based ones take a
-//! function giving each item's position in the caller's input. [`descending_order`] and
-//! [`ascending_order`] sort chunks by score themselves, as the seed's primitives do. An [`Order`]
-//! is the extension point for orders of your own.
-
-use std::cmp::Ordering;
+//! The rank-based orders take their items in rank order (best first, as
+//! [`rank_order`](crate::rank_order) gives it); the input-based ones take a function giving each
+//! item's position in the caller's input. Every order is generic over its items, so the pipeline,
+//! the Repacker and the bindings arrange chunks, positions or the caller's own objects with the
+//! same functions. An [`Order`] is the extension point for orders of your own.
 
 use rag_core::{Chunk, Order, PackOrder, PackerError};
 
@@ -16,7 +15,8 @@ use rag_core::{Chunk, Order, PackOrder, PackerError};
 pub(crate) fn arrange<T>(order: &PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
     match order {
         PackOrder::LostInMiddle => lost_in_middle_order(ranked),
-        PackOrder::Ascending => ranked.into_iter().rev().collect(),
+        PackOrder::Descending => descending_order(ranked),
+        PackOrder::Ascending => ascending_order(ranked),
         PackOrder::Input => input_order(ranked, input_position),
         PackOrder::Reverse => reverse_order(ranked, input_position),
         PackOrder::Sides => sides_order(ranked),
@@ -55,52 +55,36 @@ pub(crate) fn arrange_custom(
     Ok(permutation.into_iter().map(|k| ranked[k]).collect())
 }
 
-/// The rank order of chunks: score descending (a missing score is 0.0), ties by id ascending.
-fn by_rank(a: &Chunk, b: &Chunk) -> Ordering {
-    b.score_or_zero()
-        .total_cmp(&a.score_or_zero())
-        .then_with(|| a.id.cmp(&b.id))
-}
-
-/// Best first: the chunks sorted by score, highest first (ties by id, so the result does not
-/// depend on the input order).
+/// Best first: items given in rank order (best first) stay as they are.
 ///
 /// ```
 /// use rag_core::Chunk;
-/// use rag_packer::descending_order;
+/// use rag_packer::{descending_order, rank_order};
 ///
 /// let chunk = |id: &str, score| {
 ///     let mut c = Chunk::with_content(id, "d", "t", "text");
 ///     c.score = Some(score);
 ///     c
 /// };
-/// let sorted = descending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
-/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
+/// let chunks = [chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)];
+/// let ranked: Vec<&Chunk> = rank_order(&chunks).into_iter().map(|i| &chunks[i]).collect();
+/// let ids: Vec<&str> = descending_order(ranked).iter().map(|c| c.id.as_str()).collect();
 /// assert_eq!(ids, ["b", "c", "a"]);
 /// ```
-pub fn descending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
-    chunks.sort_by(by_rank);
-    chunks
+pub fn descending_order<T>(ranked: Vec<T>) -> Vec<T> {
+    ranked
 }
 
-/// Best last, next to the user's turn: [`descending_order`] reversed.
+/// Best last, next to the user's turn: items given in rank order (best first), reversed.
 ///
 /// ```
-/// use rag_core::Chunk;
 /// use rag_packer::ascending_order;
 ///
-/// let chunk = |id: &str, score| {
-///     let mut c = Chunk::with_content(id, "d", "t", "text");
-///     c.score = Some(score);
-///     c
-/// };
-/// let sorted = ascending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
-/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
-/// assert_eq!(ids, ["a", "c", "b"]);
+/// assert_eq!(ascending_order(vec!["best", "second", "third"]), ["third", "second", "best"]);
 /// ```
-pub fn ascending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
-    chunks.sort_by(|a, b| by_rank(b, a));
-    chunks
+pub fn ascending_order<T>(mut ranked: Vec<T>) -> Vec<T> {
+    ranked.reverse();
+    ranked
 }
 
 /// Best at both ends, weakest in the middle (Liu et al., "Lost in the Middle"): ranks 1, 3, 5, ...
@@ -220,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn ascending_and_descending_sort_unsorted_input_and_mirror_each_other() {
+    fn ascending_and_descending_arrange_the_rank_order_and_mirror_each_other() {
         // Unsorted, with a tie (b, d) and a missing score (e counts as 0.0, above -0.5).
         let input = || {
             vec![
@@ -231,12 +215,18 @@ mod tests {
                 scored("c", Some(0.9)),
             ]
         };
-        assert_eq!(ids(&descending_order(input())), ["c", "b", "d", "e", "a"]);
-        assert_eq!(ids(&ascending_order(input())), ["a", "e", "d", "b", "c"]);
+        let ranked = |chunks: Vec<Chunk>| -> Vec<Chunk> {
+            crate::rank_order(&chunks)
+                .into_iter()
+                .map(|i| chunks[i].clone())
+                .collect()
+        };
+        assert_eq!(ids(&descending_order(ranked(input()))), ["c", "b", "d", "e", "a"]);
+        assert_eq!(ids(&ascending_order(ranked(input()))), ["a", "e", "d", "b", "c"]);
         let mut reversed = input();
         reversed.reverse();
         assert_eq!(
-            ids(&descending_order(reversed)),
+            ids(&descending_order(ranked(reversed))),
             ["c", "b", "d", "e", "a"],
             "the input order does not matter"
         );
