@@ -148,7 +148,7 @@ impl fmt::Debug for SizeFn {
     }
 }
 
-/// Everything a [`Repacker`] is configured with: a configuration that was checked when it was
+/// Everything a [`Repacker`](super::Repacker) is configured with: a configuration that was checked when it was
 /// built, so a Repacker never meets an invalid one.
 ///
 /// [`RepackerConfig::builder`] starts from the defaults (forward, chunk mode, `"\n\n"`,
