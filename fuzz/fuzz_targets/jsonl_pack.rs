@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
         (streamed, by_line) => panic!("the readers disagree: {streamed:?} / {by_line:?}"),
     };
     let strategy = SelectionStrategy::ALL[usize::from(a % 3)];
-    let order = PackOrder::ALL[usize::from(a / 3 % 6)];
+    let order = PackOrder::ALL[usize::from(a / 3 % 6)].clone();
     let near = a / 18 % 2 == 1;
     let cap = (a / 36 % 2 == 1).then_some(usize::from(b % 3) + 1);
     let budget = i64::from(b) - 8;
@@ -81,8 +81,7 @@ fuzz_target!(|data: &[u8]| {
         } => (Some(threshold), shingle_size),
         Dedup::Exact => (None, 5),
     };
-    let packer = ContextPacker::new(PackerConfig::default().with_order(order).with_strategy(strategy).with_jaccard_threshold(jaccard_threshold).with_shingle_size(shingle_size).with_max_per_document(cap).with_token_counter(Arc::new(WordCounter)))
-    .expect("valid configuration");
+    let packer = ContextPacker::new(PackerConfig::builder().with_order(order.clone()).with_strategy(strategy).with_jaccard_threshold(jaccard_threshold).with_shingle_size(shingle_size).with_max_per_document(cap).with_token_counter(Arc::new(WordCounter)).build().expect("valid configuration"));
     let spec = PackerSpec {
         counter: &WordCounter,
         dedup,

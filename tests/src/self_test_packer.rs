@@ -16,14 +16,16 @@ use crate::packer::{Dedup, PackerCase, PackerSpec, check_packer};
 use crate::testing::WordCounter;
 
 fn config(strategy: SelectionStrategy, order: PackOrder) -> PackerConfig {
-    PackerConfig::default()
+    PackerConfig::builder()
         .with_strategy(strategy)
         .with_order(order)
         .with_token_counter(Arc::new(WordCounter))
+        .build()
+        .unwrap()
 }
 
 fn packer(config: PackerConfig) -> ContextPacker {
-    ContextPacker::new(config).unwrap()
+    ContextPacker::new(config)
 }
 
 fn chunk(id: &str, doc: &str, text: &str, score: f64, tokens: usize) -> Chunk {
@@ -207,7 +209,7 @@ fn context_packer_passes_every_rule_on_the_fixtures() {
                 optimal: strategy == SelectionStrategy::Optimal,
                 ..PackerSpec::new(&WordCounter)
             };
-            let correct = Broken::new(Fault::None, config(strategy, order));
+            let correct = Broken::new(Fault::None, config(strategy, order.clone()));
             for case in &cases {
                 let report = check_packer(&correct, &spec, case);
                 assert!(report.passed(), "{strategy}/{order}: {report}");
@@ -250,8 +252,11 @@ fn each_broken_packer_is_rejected_by_its_rule() {
 fn a_packer_that_breaks_its_configured_promises_is_rejected() {
     // Near dedup where exact dedup was promised: b2 is dropped though no kept chunk equals it.
     let near = config(SelectionStrategy::Greedy, PackOrder::Descending)
+        .to_builder()
         .with_jaccard_threshold(Some(0.5))
-        .with_shingle_size(3);
+        .with_shingle_size(3)
+        .build()
+        .unwrap();
     let broken = broken_rules(
         &Broken::new(Fault::None, near),
         &PackerSpec::new(&WordCounter),
@@ -349,9 +354,12 @@ fn context_packer_passes_on_the_corpus_and_generated_cases() {
         (SelectionStrategy::Knapsack, PackOrder::Input, Some(0.5)),
         (SelectionStrategy::Optimal, PackOrder::Sides, Some(0.8)),
     ] {
-        let config = config(strategy, order)
+        let config = config(strategy, order.clone())
+            .to_builder()
             .with_jaccard_threshold(dedup)
-            .with_shingle_size(3);
+            .with_shingle_size(3)
+            .build()
+            .unwrap();
         let spec = PackerSpec {
             dedup: dedup.map_or(Dedup::Exact, |threshold| Dedup::Near {
                 threshold,

@@ -325,14 +325,16 @@ fn front_matter_only_is_one_chunk() {
 // ---- packer -------------------------------------------------------------------------------
 
 fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
-    ContextPacker::new(config)?.pack_blocking(&ctx(), chunks, budget)
+    ContextPacker::new(config).pack_blocking(&ctx(), chunks, budget)
 }
 
 fn config(strategy: SelectionStrategy) -> PackerConfig {
-    PackerConfig::default()
+    PackerConfig::builder()
         .with_strategy(strategy)
         .with_order(PackOrder::Descending)
         .with_token_counter(counter())
+        .build()
+        .unwrap()
 }
 
 fn chunk(id: &str, text: &str, score: f64) -> Chunk {
@@ -342,7 +344,7 @@ fn chunk(id: &str, text: &str, score: f64) -> Chunk {
 }
 
 fn check(strategy: SelectionStrategy, case: &PackerCase) {
-    let packer = ContextPacker::new(config(strategy)).unwrap();
+    let packer = ContextPacker::new(config(strategy));
     let run = |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_blocking(ctx, chunks, budget);
     let counter = counter();
     let spec = PackerSpec {
@@ -515,7 +517,11 @@ fn boilerplate_chunks(n: usize) -> Vec<Chunk> {
 }
 
 fn near_config(threshold: f64) -> PackerConfig {
-    config(SelectionStrategy::Greedy).with_jaccard_threshold(Some(threshold))
+    config(SelectionStrategy::Greedy)
+        .to_builder()
+        .with_jaccard_threshold(Some(threshold))
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -579,7 +585,7 @@ fn boilerplate_below_the_work_bound_is_deduplicated_exactly() {
         chunks.push(copy);
     }
     let case = PackerCase::new("300 boilerplate chunks and 20 near copies", ctx(), chunks, 4_000);
-    let packer = ContextPacker::new(near_config(0.5)).unwrap();
+    let packer = ContextPacker::new(near_config(0.5));
     let run = |ctx: &RequestContext, chunks: Vec<Chunk>, budget: i64| packer.pack_blocking(ctx, chunks, budget);
     let counter = counter();
     let spec = PackerSpec {

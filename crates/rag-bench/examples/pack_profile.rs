@@ -24,11 +24,12 @@ fn main() {
     let owned = std::env::args().nth(3).is_some_and(|a| a == "owned");
     let chunks = packing::chunks(n);
     let packer = ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_strategy(SelectionStrategy::Knapsack)
-            .with_jaccard_threshold(Some(0.8)),
-    )
-    .unwrap();
+            .with_jaccard_threshold(Some(0.8))
+            .build()
+            .unwrap(),
+    );
     let ctx = RequestContext::local("bench");
     let mut walls: Vec<Duration> = (0..reps)
         .map(|_| {

@@ -35,7 +35,7 @@ pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Spa
 pub use error::{ChunkError, Error, PackerError, ParseError, RenderError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, PackOrder, PackedContext, Scoring,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, Order, PackOrder, PackedContext, Scoring,
     SelectionStrategy,
 };
 pub use provenance::{MappedSpan, Origin, Rendition};

@@ -1,14 +1,20 @@
 //! What a packer returns: the chunks that made it into the prompt, and why the others did not.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{Chunk, ChunkId, DocumentId, Span};
 
 /// The order packed chunks are arranged in (pinned chunks always come first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// A built-in order is named by its snake_case name in JSON and in the CLI; a custom one carries
+/// its implementation, so a configuration cannot name a custom order without one. Two orders are
+/// equal when their names are: a custom order by its [`Order::name`].
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub enum PackOrder {
     /// Best chunks at both ends, weakest in the middle (Liu et al., "Lost in the Middle").
@@ -24,9 +30,46 @@ pub enum PackOrder {
     Reverse,
     /// The long-context reorder LangChain users know, applied to the rank order.
     Sides,
-    /// An order the caller plugged in (in rag-packer: `PackerConfig::with_custom_order`); the
-    /// packer's notes name it. Not in [`PackOrder::ALL`]: it needs an implementation to run.
-    Custom,
+    /// An order the caller plugged in; the packer's notes name it. Not in [`PackOrder::ALL`]:
+    /// it is not a name but an implementation. In JSON it is `"custom"`, which reads back as an
+    /// error, since a name alone cannot run.
+    Custom(Arc<dyn Order>),
+}
+
+/// An order of your own for the packed chunks: [`PackOrder::Custom`] holds one.
+///
+/// The packer hands it the selected chunks best first (score descending, ties by id) and takes
+/// back the new order as a permutation of their indices; pinned chunks stay first and are not
+/// passed. A result that is not a permutation is a [`PackerError::CustomOrder`](crate::PackerError::CustomOrder).
+///
+/// ```
+/// use rag_core::{Chunk, Order};
+///
+/// /// Shortest first: small facts before long passages.
+/// struct ShortestFirst;
+///
+/// impl Order for ShortestFirst {
+///     fn name(&self) -> &str {
+///         "shortest_first"
+///     }
+///
+///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
+///         let mut order: Vec<usize> = (0..ranked.len()).collect();
+///         order.sort_by_key(|&i| ranked[i].content().map_or(0, str::len));
+///         order
+///     }
+/// }
+///
+/// let long = Chunk::with_content("a", "d", "t", "a longer passage of text");
+/// let short = Chunk::with_content("b", "d", "t", "short");
+/// assert_eq!(ShortestFirst.arrange(&[&long, &short]), [1, 0]);
+/// ```
+pub trait Order: Send + Sync {
+    /// The order's name, reported in the packer's notes.
+    fn name(&self) -> &str;
+
+    /// The new order of `ranked` (best first): a permutation of `0..ranked.len()`.
+    fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize>;
 }
 
 impl PackOrder {
@@ -40,8 +83,8 @@ impl PackOrder {
         Self::Sides,
     ];
 
-    /// The snake_case name used in JSON and in the CLI.
-    pub const fn as_str(self) -> &'static str {
+    /// The snake_case name used in JSON and in the CLI (`custom` for every custom order).
+    pub const fn as_str(&self) -> &'static str {
         match self {
             Self::LostInMiddle => "lost_in_middle",
             Self::Descending => "descending",
@@ -49,11 +92,72 @@ impl PackOrder {
             Self::Input => "input",
             Self::Reverse => "reverse",
             Self::Sides => "sides",
-            Self::Custom => "custom",
+            Self::Custom(_) => "custom",
+        }
+    }
+
+    /// The name that tells orders apart: the built-in name, or a custom order's own name.
+    fn identity(&self) -> &str {
+        match self {
+            Self::Custom(order) => order.name(),
+            built_in => built_in.as_str(),
         }
     }
 }
 
+impl fmt::Debug for PackOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LostInMiddle => f.write_str("LostInMiddle"),
+            Self::Descending => f.write_str("Descending"),
+            Self::Ascending => f.write_str("Ascending"),
+            Self::Input => f.write_str("Input"),
+            Self::Reverse => f.write_str("Reverse"),
+            Self::Sides => f.write_str("Sides"),
+            Self::Custom(order) => f.debug_tuple("Custom").field(&order.name()).finish(),
+        }
+    }
+}
+
+impl PartialEq for PackOrder {
+    fn eq(&self, other: &Self) -> bool {
+        matches!(self, Self::Custom(_)) == matches!(other, Self::Custom(_)) && self.identity() == other.identity()
+    }
+}
+
+impl Eq for PackOrder {}
+
+impl Hash for PackOrder {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        matches!(self, Self::Custom(_)).hash(state);
+        self.identity().hash(state);
+    }
+}
+
+impl Serialize for PackOrder {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for PackOrder {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if let Some(order) = Self::ALL.into_iter().find(|order| order.as_str() == name) {
+            return Ok(order);
+        }
+        let names: Vec<&str> = Self::ALL.iter().map(Self::as_str).collect();
+        let problem = if name == "custom" {
+            "a custom order cannot be read back: JSON names it, the implementation is not in it".to_owned()
+        } else {
+            format!("unknown order {name:?}")
+        };
+        Err(D::Error::custom(format!(
+            "{problem}; expected one of {}",
+            names.join(", ")
+        )))
+    }
+}
 /// How candidates are chosen to fill the token budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -567,5 +671,54 @@ mod tests {
             assert_eq!(serde_json::from_str::<SelectionStrategy>(&json).unwrap(), strategy);
         }
         assert_eq!(ConflictKind::TrustMismatch.as_str(), "trust_mismatch");
+    }
+
+    struct Named(&'static str);
+
+    impl Order for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
+            (0..ranked.len()).collect()
+        }
+    }
+
+    #[test]
+    fn built_in_orders_read_back_from_their_names() {
+        for order in PackOrder::ALL {
+            let json = serde_json::to_string(&order).unwrap();
+            assert_eq!(serde_json::from_str::<PackOrder>(&json).unwrap(), order);
+        }
+        let unknown = serde_json::from_str::<PackOrder>("\"shuffled\"").unwrap_err();
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("unknown order \"shuffled\"; expected one of lost_in_middle, descending"),
+            "{unknown}"
+        );
+    }
+
+    #[test]
+    fn a_custom_order_is_named_custom_in_json_and_does_not_read_back() {
+        let custom = PackOrder::Custom(Arc::new(Named("shortest_first")));
+        assert_eq!(serde_json::to_string(&custom).unwrap(), "\"custom\"");
+        assert_eq!(custom.to_string(), "custom");
+        assert_eq!(format!("{custom:?}"), "Custom(\"shortest_first\")");
+        let back = serde_json::from_str::<PackOrder>("\"custom\"").unwrap_err();
+        assert!(
+            back.to_string().starts_with("a custom order cannot be read back"),
+            "{back}"
+        );
+    }
+
+    #[test]
+    fn custom_orders_are_equal_by_their_name_and_never_equal_a_built_in_one() {
+        let custom = |name| PackOrder::Custom(Arc::new(Named(name)));
+        assert_eq!(custom("a"), custom("a"));
+        assert_ne!(custom("a"), custom("b"));
+        assert_ne!(custom("descending"), PackOrder::Descending);
+        assert!(!PackOrder::ALL.contains(&custom("custom")));
     }
 }

@@ -244,14 +244,15 @@ fn main() {
     // Never called: every synthetic chunk carries its token count.
     let counter: Arc<dyn TokenCounter> = Arc::new(WordCounter);
     let packer = ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_strategy(SelectionStrategy::Knapsack)
             .with_jaccard_threshold(Some(0.8))
             .with_shingle_size(5)
             .with_conflicts(true)
-            .with_token_counter(Arc::clone(&counter)),
-    )
-    .unwrap();
+            .with_token_counter(Arc::clone(&counter))
+            .build()
+            .unwrap(),
+    );
     if let Some(n) = dump {
         let packed = packer
             .pack_blocking(&RequestContext::local("bench"), corpus(n, 42), 8_000)
@@ -292,11 +293,12 @@ fn main() {
     }
 
     let optimal = ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_strategy(SelectionStrategy::Optimal)
-            .with_token_counter(counter),
-    )
-    .unwrap();
+            .with_token_counter(counter)
+            .build()
+            .unwrap(),
+    );
     let chunks = corpus(200, 7);
     let (t, out, _) = time_pack(&optimal, &chunks, 8_000, runs.max(11));
     println!(

@@ -6,7 +6,7 @@
 //!
 //! 0. Admission: tenant, then access labels (the chunks the principal may not see are removed:
 //!    nothing after this is computed from them), then, given the query
-//!    ([`PackerConfig::with_query`]), [`score_missing`] over the visible chunks.
+//!    ([`PackerConfigBuilder::with_query`]), [`score_missing`] over the visible chunks.
 //! 1. [`validate`](chunk_tokens): ids, scores, token counts (cached or counted).
 //! 2. Pinned chunks (system prompt, user question) first, always packed.
 //! 3. [`rank_order`]: score descending, ties by id.
@@ -47,10 +47,11 @@
 //!     chunks.push(chunk);
 //! }
 //! let packer = ContextPacker::new(
-//!     PackerConfig::default()
+//!     PackerConfig::builder()
 //!         .with_order(PackOrder::Descending)
-//!         .with_strategy(SelectionStrategy::Knapsack),
-//! )?;
+//!         .with_strategy(SelectionStrategy::Knapsack)
+//!         .build()?,
+//! );
 //! let packed = packer.pack_blocking(&ctx, chunks, 100)?;
 //! let ids: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
 //! assert_eq!(ids, ["a", "b"]);
@@ -80,21 +81,21 @@ pub use dedup::{
     DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
 };
 pub use fences::balanced_fences;
-pub use order::{
-    Order, ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order,
-};
-pub use pipeline::{ContextPacker, MIN_CUT_TOKENS, PackerConfig};
+pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
+pub use pipeline::{ContextPacker, MIN_CUT_TOKENS, PackerConfig, PackerConfigBuilder};
+pub use rag_core::Order;
 pub use rank::rank_order;
-pub use render::{ContextConfig, ContextFormat, MergedRun, breadcrumb, merge_adjacent};
+pub use render::{ContextConfig, ContextFormat, ContextFormatBuilder, MergedRun, breadcrumb, merge_adjacent};
 pub use repacker::{
-    BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerBuilder, RepackerConfig, SizeFn,
+    BatchSize, RepackMethod, RepackMode, RepackOutput, RepackPack, Repacker, RepackerConfig, RepackerConfigBuilder,
+    SizeFn,
 };
 pub use score::{
     BM25_B, BM25_K1, HEADING_WEIGHT, MAX_QUERY_TERMS, bm25_chunk_scores, bm25_scores, score_missing, search_terms, stem,
 };
 pub use sections::{carried_headings, section_scores};
 pub use select::{
-    OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, fit_to_budget, knapsack_select,
-    optimal_select, rank_prior,
+    OPTIMAL_CELL_LIMIT, Objective, OptimalTooLarge, SelectionItem, cap_per_document, document_numbers, fit_to_budget,
+    knapsack_select, optimal_select, rank_prior, selection_items,
 };
 pub use validate::chunk_tokens;

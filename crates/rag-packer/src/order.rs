@@ -1,60 +1,22 @@
 //! Stage 7: arranging the selection in the prompt (pinned chunks stay first, untouched).
 //!
-//! The rank-based orders take their items in rank order (best first); the input-based ones take a
-//! function giving each item's position in the caller's input. [`descending_order`] and
-//! [`ascending_order`] sort chunks by score themselves, so they need no ranking first. An [`Order`]
-//! is the extension point for orders of your own.
+//! The rank-based orders take their items in rank order (best first, as
+//! [`rank_order`](crate::rank_order) gives it); the input-based ones take a function giving each
+//! item's position in the caller's input. Every order is generic over its items, so the pipeline,
+//! the Repacker and the bindings arrange chunks, positions or the caller's own objects with the
+//! same functions. An [`Order`] is the extension point for orders of your own.
 
-use std::cmp::Ordering;
-
-use rag_core::{Chunk, PackOrder, PackerError};
-
-/// An order of your own for the packed chunks: set it with
-/// [`PackerConfig::with_custom_order`](crate::PackerConfig::with_custom_order).
-///
-/// The packer hands it the selected chunks best first (score descending, ties by id) and takes
-/// back the new order as a permutation of their indices; pinned chunks stay first and are not
-/// passed. A result that is not a permutation is a [`PackerError::CustomOrder`](rag_core::PackerError::CustomOrder).
-///
-/// ```
-/// use rag_core::Chunk;
-/// use rag_packer::Order;
-///
-/// /// Shortest first: small facts before long passages.
-/// struct ShortestFirst;
-///
-/// impl Order for ShortestFirst {
-///     fn name(&self) -> &str {
-///         "shortest_first"
-///     }
-///
-///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> {
-///         let mut order: Vec<usize> = (0..ranked.len()).collect();
-///         order.sort_by_key(|&i| ranked[i].content().map_or(0, str::len));
-///         order
-///     }
-/// }
-///
-/// let long = Chunk::with_content("a", "d", "t", "a longer passage of text");
-/// let short = Chunk::with_content("b", "d", "t", "short");
-/// assert_eq!(ShortestFirst.arrange(&[&long, &short]), [1, 0]);
-/// ```
-pub trait Order: Send + Sync {
-    /// The order's name, reported in the packer's notes.
-    fn name(&self) -> &str;
-
-    /// The new order of `ranked` (best first): a permutation of `0..ranked.len()`.
-    fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize>;
-}
+use rag_core::{Chunk, Order, PackOrder, PackerError};
 
 /// Stage 7 for the built-in orders: `ranked` (best first) rearranged by `order`.
 ///
 /// [`PackOrder::Custom`] (and any order this version does not know) keeps the rank order: the
-/// pipeline applies a custom [`Order`] itself.
-pub(crate) fn arrange<T>(order: PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
+/// pipeline applies a custom [`Order`] itself, through [`arrange_custom`], which can fail.
+pub(crate) fn arrange<T>(order: &PackOrder, ranked: Vec<T>, input_position: impl Fn(&T) -> usize) -> Vec<T> {
     match order {
         PackOrder::LostInMiddle => lost_in_middle_order(ranked),
-        PackOrder::Ascending => ranked.into_iter().rev().collect(),
+        PackOrder::Descending => descending_order(ranked),
+        PackOrder::Ascending => ascending_order(ranked),
         PackOrder::Input => input_order(ranked, input_position),
         PackOrder::Reverse => reverse_order(ranked, input_position),
         PackOrder::Sides => sides_order(ranked),
@@ -93,52 +55,36 @@ pub(crate) fn arrange_custom(
     Ok(permutation.into_iter().map(|k| ranked[k]).collect())
 }
 
-/// The rank order of chunks: score descending (a missing score is 0.0), ties by id ascending.
-fn by_rank(a: &Chunk, b: &Chunk) -> Ordering {
-    b.score_or_zero()
-        .total_cmp(&a.score_or_zero())
-        .then_with(|| a.id.cmp(&b.id))
-}
-
-/// Best first: the chunks sorted by score, highest first (ties by id, so the result does not
-/// depend on the input order).
+/// Best first: items given in rank order (best first) stay as they are.
 ///
 /// ```
 /// use rag_core::Chunk;
-/// use rag_packer::descending_order;
+/// use rag_packer::{descending_order, rank_order};
 ///
 /// let chunk = |id: &str, score| {
 ///     let mut c = Chunk::with_content(id, "d", "t", "text");
 ///     c.score = Some(score);
 ///     c
 /// };
-/// let sorted = descending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
-/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
+/// let chunks = [chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)];
+/// let ranked: Vec<&Chunk> = rank_order(&chunks).into_iter().map(|i| &chunks[i]).collect();
+/// let ids: Vec<&str> = descending_order(ranked).iter().map(|c| c.id.as_str()).collect();
 /// assert_eq!(ids, ["b", "c", "a"]);
 /// ```
-pub fn descending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
-    chunks.sort_by(by_rank);
-    chunks
+pub fn descending_order<T>(ranked: Vec<T>) -> Vec<T> {
+    ranked
 }
 
-/// Best last, next to the user's turn: [`descending_order`] reversed.
+/// Best last, next to the user's turn: items given in rank order (best first), reversed.
 ///
 /// ```
-/// use rag_core::Chunk;
 /// use rag_packer::ascending_order;
 ///
-/// let chunk = |id: &str, score| {
-///     let mut c = Chunk::with_content(id, "d", "t", "text");
-///     c.score = Some(score);
-///     c
-/// };
-/// let sorted = ascending_order(vec![chunk("a", 0.2), chunk("b", 0.9), chunk("c", 0.5)]);
-/// let ids: Vec<&str> = sorted.iter().map(|c| c.id.as_str()).collect();
-/// assert_eq!(ids, ["a", "c", "b"]);
+/// assert_eq!(ascending_order(vec!["best", "second", "third"]), ["third", "second", "best"]);
 /// ```
-pub fn ascending_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
-    chunks.sort_by(|a, b| by_rank(b, a));
-    chunks
+pub fn ascending_order<T>(mut ranked: Vec<T>) -> Vec<T> {
+    ranked.reverse();
+    ranked
 }
 
 /// Best at both ends, weakest in the middle (Liu et al., "Lost in the Middle"): ranks 1, 3, 5, ...
@@ -222,7 +168,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lost_in_middle_matches_the_seed_examples() {
+    fn lost_in_middle_matches_the_reference_examples() {
         assert_eq!(lost_in_middle_order(vec![1, 2, 3, 4, 5]), [1, 3, 5, 4, 2]);
         assert_eq!(lost_in_middle_order(vec![1, 2, 3, 4]), [1, 3, 4, 2]);
         assert_eq!(lost_in_middle_order(vec![1]), [1]);
@@ -258,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn ascending_and_descending_sort_unsorted_input_and_mirror_each_other() {
+    fn ascending_and_descending_arrange_the_rank_order_and_mirror_each_other() {
         // Unsorted, with a tie (b, d) and a missing score (e counts as 0.0, above -0.5).
         let input = || {
             vec![
@@ -269,12 +215,18 @@ mod tests {
                 scored("c", Some(0.9)),
             ]
         };
-        assert_eq!(ids(&descending_order(input())), ["c", "b", "d", "e", "a"]);
-        assert_eq!(ids(&ascending_order(input())), ["a", "e", "d", "b", "c"]);
+        let ranked = |chunks: Vec<Chunk>| -> Vec<Chunk> {
+            crate::rank_order(&chunks)
+                .into_iter()
+                .map(|i| chunks[i].clone())
+                .collect()
+        };
+        assert_eq!(ids(&descending_order(ranked(input()))), ["c", "b", "d", "e", "a"]);
+        assert_eq!(ids(&ascending_order(ranked(input()))), ["a", "e", "d", "b", "c"]);
         let mut reversed = input();
         reversed.reverse();
         assert_eq!(
-            ids(&descending_order(reversed)),
+            ids(&descending_order(ranked(reversed))),
             ["c", "b", "d", "e", "a"],
             "the input order does not matter"
         );
@@ -285,7 +237,7 @@ mod tests {
         // Items are (input position, rank); rank order is 0, 1, 2, 3.
         let ranked = || vec![(2, 0), (0, 1), (3, 2), (1, 3)];
         let ranks = |order| {
-            arrange(order, ranked(), |item: &(usize, usize)| item.0)
+            arrange(&order, ranked(), |item: &(usize, usize)| item.0)
                 .into_iter()
                 .map(|i| i.1)
                 .collect::<Vec<_>>()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rag_contract::testing::{SpyCounter, WordCounter};
 use rag_core::RepackError;
 use rag_core::{Chunk, PackerError, RequestContext, TokenizerError};
-use rag_packer::{ContextPacker, PackerConfig, RepackPack, Repacker, SizeFn, chunk_tokens};
+use rag_packer::{ContextPacker, PackerConfig, RepackPack, Repacker, RepackerConfig, SizeFn, chunk_tokens};
 
 /// Counts words until its `fail_at`-th call (1-based), which fails.
 fn fails_at(fail_at: usize) -> Arc<SpyCounter<WordCounter>> {
@@ -32,7 +32,7 @@ fn the_packer_refuses_with_the_counters_error_naming_the_chunk() {
     let ctx = RequestContext::local("acme");
     // Validation counts the chunks without a cached count in input order: c0, c2, c3, c4.
     for (fail_at, chunk_id) in [(1, "c0"), (2, "c2"), (3, "c3"), (4, "c4")] {
-        let packer = |counter| ContextPacker::new(PackerConfig::default().with_token_counter(counter)).unwrap();
+        let packer = |counter| ContextPacker::new(PackerConfig::builder().with_token_counter(counter).build().unwrap());
         let expected = PackerError::Tokenizer {
             chunk_id: chunk_id.into(),
             source: TokenizerError::new("flaky", format!("call {fail_at} refused")),
@@ -51,7 +51,7 @@ fn the_packer_refuses_with_the_counters_error_naming_the_chunk() {
         assert_eq!(err, expected);
     }
     // A counter that fails only after the chunks are counted changes nothing.
-    let packer = ContextPacker::new(PackerConfig::default().with_token_counter(fails_at(5))).unwrap();
+    let packer = ContextPacker::new(PackerConfig::builder().with_token_counter(fails_at(5)).build().unwrap());
     assert_eq!(packer.pack_blocking(&ctx, chunks(), 100).unwrap().chunks.len(), 5);
 }
 
@@ -74,11 +74,12 @@ fn chunk_tokens_names_the_chunk_and_keeps_the_counters_error() {
 
 #[test]
 fn the_repacker_refuses_with_the_counters_error_naming_the_chunk() {
-    let repacker = Repacker::builder()
-        .size_fn(SizeFn::Tokens(fails_at(2)))
-        .size_limit(100)
-        .pack(RepackPack::Greedy)
+    let repacker = RepackerConfig::builder()
+        .with_size_fn(SizeFn::Tokens(fails_at(2)))
+        .with_size_limit(Some(100))
+        .with_pack(RepackPack::Greedy)
         .build()
+        .map(Repacker::new)
         .unwrap();
     let err = repacker.repack(chunks()).unwrap_err();
     // The Repacker measures in input order; c1 has a cached count, so the second count is c2's.

@@ -41,7 +41,12 @@ fn chunk(id: &str, text: &str, score: f64) -> Chunk {
 
 #[test]
 fn a_pack_exports_one_span_with_its_numbers() {
-    let packer = ContextPacker::new(PackerConfig::default().with_strategy(SelectionStrategy::Knapsack)).unwrap();
+    let packer = ContextPacker::new(
+        PackerConfig::builder()
+            .with_strategy(SelectionStrategy::Knapsack)
+            .build()
+            .unwrap(),
+    );
     let chunks = vec![
         chunk("a", "The refund window is 30 days.", 0.9),
         chunk("b", "the refund window is 30 days", 0.8),
@@ -77,7 +82,7 @@ fn a_pack_exports_one_span_with_its_numbers() {
 
 #[test]
 fn a_failed_pack_sets_the_span_status_to_error() {
-    let packer = ContextPacker::new(PackerConfig::default()).unwrap();
+    let packer = ContextPacker::new(PackerConfig::default());
     let foreign = Chunk::with_content("x", "doc", "globex", "text");
     let mut err = None;
     let spans = capture(|| {

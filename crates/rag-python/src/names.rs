@@ -12,20 +12,20 @@ use rag_core::{BlockType, PackOrder, SelectionStrategy, TrustLevel};
 use rag_packer::{Objective, RepackMethod, RepackMode, RepackPack};
 
 /// A library setting that Python names by string: its values and each value's name.
-pub(crate) trait Named: Copy + 'static {
+pub(crate) trait Named: Clone + 'static {
     /// What the setting is called in the `ValueError` for an unknown name, e.g. `order`.
     const WHAT: &'static str;
     /// Every value Python can name, in the order the `ValueError` lists the names.
     const ALL: &'static [Self];
 
     /// The value's name.
-    fn name(self) -> &'static str;
+    fn name(&self) -> &'static str;
 
     /// The value named `name`, or a `ValueError` such as
     /// `unknown mode "page"; expected chunk or context` (where `WHAT` is `mode`).
     fn from_name(name: &str) -> PyResult<Self> {
-        if let Some(&value) = Self::ALL.iter().find(|value| value.name() == name) {
-            return Ok(value);
+        if let Some(value) = Self::ALL.iter().find(|value| value.name() == name) {
+            return Ok(value.clone());
         }
         let names: Vec<&str> = Self::ALL.iter().map(|value| value.name()).collect();
         let expected = match names.split_last() {
@@ -43,7 +43,7 @@ pub(crate) trait Named: Copy + 'static {
 /// `#[pyo3(get)]` field of this type reads as the name. Its setter takes a `str` and calls
 /// [`ByName::from_name`]: extracting the name here instead would add PyO3's "while processing"
 /// note to the `ValueError` of an unknown name.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct ByName<T>(pub(crate) T);
 
 impl<T: Named> ByName<T> {
@@ -53,7 +53,7 @@ impl<T: Named> ByName<T> {
     }
 
     /// The value's name.
-    pub(crate) fn name(self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.0.name()
     }
 }
@@ -78,7 +78,7 @@ macro_rules! named_by_the_library {
                 const WHAT: &'static str = $what;
                 const ALL: &'static [Self] = &<$setting>::ALL;
 
-                fn name(self) -> &'static str {
+                fn name(&self) -> &'static str {
                     self.as_str()
                 }
             }

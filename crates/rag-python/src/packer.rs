@@ -60,26 +60,26 @@ impl Default for PyPackerConfig {
     fn default() -> Self {
         let engine = PackerConfig::default();
         Self {
-            order: ByName(engine.order),
-            strategy: ByName(engine.strategy),
-            objective: ByName(engine.objective),
-            jaccard_threshold: engine.jaccard_threshold,
-            shingle_size: engine.shingle_size,
-            detect_conflicts: engine.detect_conflicts,
-            max_per_document: engine.max_per_document,
-            section_aware: engine.section_aware,
-            relevance_floor: engine.relevance_floor,
-            verify_counts: engine.verify_counts,
-            cut_to_fit: engine.cut_to_fit,
+            order: ByName(engine.order().clone()),
+            strategy: ByName(engine.strategy()),
+            objective: ByName(engine.objective()),
+            jaccard_threshold: engine.jaccard_threshold(),
+            shingle_size: engine.shingle_size(),
+            detect_conflicts: engine.detect_conflicts(),
+            max_per_document: engine.max_per_document(),
+            section_aware: engine.section_aware(),
+            relevance_floor: engine.relevance_floor(),
+            verify_counts: engine.verify_counts(),
+            cut_to_fit: engine.cut_to_fit(),
         }
     }
 }
 
 impl PyPackerConfig {
-    /// The engine's configuration, with its default counter.
-    fn to_rust(&self) -> PackerConfig {
-        PackerConfig::default()
-            .with_order(self.order.0)
+    /// The engine's configuration, with its default counter, or the setting it refuses.
+    fn to_rust(&self) -> Result<PackerConfig, PackerError> {
+        PackerConfig::builder()
+            .with_order(self.order.0.clone())
             .with_strategy(self.strategy.0)
             .with_objective(self.objective.0)
             .with_jaccard_threshold(self.jaccard_threshold)
@@ -90,6 +90,7 @@ impl PyPackerConfig {
             .with_relevance_floor(self.relevance_floor)
             .with_verify_counts(self.verify_counts)
             .with_cut_to_fit(self.cut_to_fit)
+            .build()
     }
 }
 
@@ -280,10 +281,12 @@ impl PyContextPacker {
         let counter = self.counter.for_call();
         let config = self
             .config
-            .clone()
+            .to_builder()
             .with_token_counter(Arc::clone(&counter.engine))
-            .with_query(query);
-        let packer = ContextPacker::new(config).map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+            .with_query(query)
+            .build()
+            .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+        let packer = ContextPacker::new(config);
         let (chunks, originals) = chunks_from_py(chunks, "chunks")?;
         let ids = chunks.iter().map(|c| c.id.clone()).collect();
         Ok(PackJob {
@@ -306,13 +309,13 @@ fn context_format(
     breadcrumbs: Option<bool>,
     merge_adjacent: bool,
 ) -> Result<ContextFormat, PackFailure> {
-    let mut format = ContextFormat::new(ContextConfig::new(template).map_err(PackFailure::Template)?)
+    let mut format = ContextFormat::builder(ContextConfig::new(template).map_err(PackFailure::Template)?)
         .with_delimiter(delimiter)
         .with_merge_adjacent(merge_adjacent);
     if let Some(breadcrumbs) = breadcrumbs {
         format = format.with_breadcrumbs(breadcrumbs);
     }
-    Ok(format)
+    Ok(format.build())
 }
 
 #[pymethods]
@@ -329,9 +332,10 @@ impl PyContextPacker {
             None => PyPackerConfig::default(),
         };
         let (counter, token_counter) = CounterSource::from_arg(py, token_counter)?;
-        let config = config_obj.to_rust();
         // Checks every setting now, so a bad configuration fails in the constructor.
-        ContextPacker::new(config.clone()).map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
+        let config = config_obj
+            .to_rust()
+            .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
         Ok(Self {
             config,
             config_obj,

@@ -4,11 +4,11 @@
 //! Functions over chunks take any iterable of `Chunk`, treat its order as the priority order
 //! (best first) where one matters, and return the caller's own objects.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use rag_core::{Chunk, PackerError, TokenCounter};
+use rag_core::{Chunk, TokenCounter};
 use rag_packer::{DedupVerdict, SelectionItem};
 
 use crate::chunk::chunks_from_py;
@@ -103,20 +103,22 @@ fn pick(py: Python<'_>, positions: &[usize], objects: &[Py<PyAny>]) -> Vec<Py<Py
     positions.iter().map(|&i| objects[i].clone_ref(py)).collect()
 }
 
+/// The caller's objects in the engine's rank order (best first).
+fn ranked(py: Python<'_>, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
+    let (engine, objects) = chunks_from_py(chunks, "chunks")?;
+    Ok(pick(py, &rag_packer::rank_order(&engine), &objects))
+}
+
 /// Best first: the chunks sorted by score, highest first, ties by id.
 #[pyfunction]
 fn descending_order(py: Python<'_>, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
-    let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    Ok(pick(py, &rag_packer::rank_order(&engine), &objects))
+    Ok(rag_packer::descending_order(ranked(py, chunks)?))
 }
 
 /// Best last, next to the user's turn: `descending_order` reversed.
 #[pyfunction]
 fn ascending_order(py: Python<'_>, chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
-    let (engine, objects) = chunks_from_py(chunks, "chunks")?;
-    let mut order = rag_packer::rank_order(&engine);
-    order.reverse();
-    Ok(pick(py, &order, &objects))
+    Ok(rag_packer::ascending_order(ranked(py, chunks)?))
 }
 
 /// Best at both ends, weakest in the middle: items given best first, ranks 1, 3, 5, ... fill the
@@ -146,22 +148,7 @@ fn call_counter(token_counter: Option<&Bound<'_, PyAny>>) -> PyResult<CallCounte
 /// Selection items of `chunks` (tokens cached or counted, score, document), without the GIL.
 fn selection_items(py: Python<'_>, engine: &[Chunk], counter: &CallCounter) -> PyResult<Vec<SelectionItem>> {
     let engine_counter: &dyn TokenCounter = counter.engine.as_ref();
-    let items = py.detach(|| {
-        let mut documents: HashMap<&str, usize> = HashMap::new();
-        engine
-            .iter()
-            .map(|chunk| {
-                let next = documents.len();
-                let document = *documents.entry(chunk.document_id.as_str()).or_insert(next);
-                let tokens = rag_packer::chunk_tokens(chunk, engine_counter)?;
-                Ok(SelectionItem {
-                    tokens,
-                    score: chunk.score_or_zero(),
-                    document,
-                })
-            })
-            .collect::<Result<Vec<_>, PackerError>>()
-    });
+    let items = py.detach(|| rag_packer::selection_items(engine, engine_counter));
     items.map_err(|e| counter.caused(py, errors::packer_error(py, &e)))
 }
 

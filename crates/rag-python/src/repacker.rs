@@ -145,11 +145,13 @@ impl PyRepackerEngine {
                 SizeFn::custom(move |chunk: &Chunk| sizes[chunk.position])
             }
         };
-        let config = RepackerConfig {
-            size_fn,
-            ..self.config.clone()
-        };
-        let repacker = Repacker::new(config).map_err(|e| errors::repack_error(py, &e))?;
+        let config = self
+            .config
+            .to_builder()
+            .with_size_fn(size_fn)
+            .build()
+            .map_err(|e| errors::repack_error(py, &e))?;
+        let repacker = Repacker::new(config);
         Ok(RepackJob {
             repacker,
             chunks: engine_chunks,
@@ -172,18 +174,18 @@ impl PyRepackerEngine {
         pack: &str,
         batch_size: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let config = RepackerConfig {
-            method: RepackMethod::from_name(method)?,
-            mode: RepackMode::from_name(mode)?,
-            delimiter,
-            size_fn: SizeFn::Chars,
-            size_limit,
-            pack: RepackPack::from_name(pack)?,
-            batch_size: parse_batch_size(batch_size)?,
-            context: context_config.map(|c| c.get().inner.clone()),
-        };
         // Checks the combination now, so a bad configuration fails where it was given.
-        Repacker::new(config.clone()).map_err(|e| errors::repack_error(py, &e))?;
+        let config = RepackerConfig::builder()
+            .with_method(RepackMethod::from_name(method)?)
+            .with_mode(RepackMode::from_name(mode)?)
+            .with_delimiter(delimiter)
+            .with_size_fn(SizeFn::Chars)
+            .with_size_limit(size_limit)
+            .with_pack(RepackPack::from_name(pack)?)
+            .with_batch_size(parse_batch_size(batch_size)?)
+            .with_context(context_config.map(|c| c.get().inner.clone()))
+            .build()
+            .map_err(|e| errors::repack_error(py, &e))?;
         Ok(Self { config })
     }
 

@@ -237,3 +237,32 @@ def test_cancelling_an_await_stops_its_counting(ctx):
     assert 0 < stopped_at < 100
     time.sleep(0.05)
     assert slow.calls == stopped_at
+
+
+def test_a_size_func_declared_as_characters_is_measured_in_rust_and_a_wrapper_is_called(ctx):
+    import functools
+
+    from rag_packer import content_length
+
+    chunks = [Chunk(f"c{i}", "d", ctx.tenant_id, "x" * n) for i, n in enumerate([3, 5, 2])]
+
+    class Characters:
+        """Declares the characters the Rust engine counts; never called."""
+
+        measured_in_rust = "chars"
+
+        def __call__(self, chunk):
+            raise AssertionError("measured in Rust, not called")
+
+    repacker = Repacker(size_func=Characters(), size_limit=5, pack="greedy")
+    assert [c.id for c in repacker.repack_blocking(chunks)] == ["c0", "c2"]
+
+    @functools.wraps(content_length)
+    def doubled(chunk):
+        return 2 * content_length(chunk)
+
+    repacker.size_func = doubled
+    assert [c.id for c in repacker.repack_blocking(chunks)] == ["c2"], "the wrapper's own sizes: 6, 10, 4"
+    repacker.size_func = content_length
+    assert [c.id for c in repacker.repack_blocking(chunks)] == ["c0", "c2"]
+    assert content_length(chunks[1]) == 5

@@ -49,7 +49,7 @@ pub(crate) struct ChunkArgs {
     tokenizer: Tokenizer,
     /// Document type, overriding the file extension; required for stdin.
     #[arg(long = "type", value_name = "TYPE")]
-    #[arg(value_parser = library_values(&DocumentType::ALL, DocumentType::as_str))]
+    #[arg(value_parser = library_values(&DocumentType::ALL, |document_type| document_type.as_str()))]
     doc_type: Option<DocumentType>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChunkFormat::Text)]

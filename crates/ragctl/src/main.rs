@@ -74,14 +74,14 @@ enum Command {
 /// it accepts the name `name` gives each value of `all`, so `--help`, completions and man pages
 /// list exactly the library's values under the names JSON and messages use, and a value the
 /// library adds needs no change here.
-fn library_values<T: Copy + Send + Sync + 'static>(
+fn library_values<T: Clone + Send + Sync + 'static>(
     all: &'static [T],
-    name: fn(T) -> &'static str,
+    name: fn(&T) -> &'static str,
 ) -> impl TypedValueParser<Value = T> {
-    PossibleValuesParser::new(all.iter().map(|&value| name(value))).map(move |chosen| {
+    PossibleValuesParser::new(all.iter().map(name)).map(move |chosen| {
         all.iter()
-            .copied()
-            .find(|&value| name(value) == chosen)
+            .find(|value| name(value) == chosen)
+            .cloned()
             .expect("clap passes on only the possible values, each the name of a value of `all`")
     })
 }

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
-use rag_core::{PackOrder, PackedContext, Principal, RequestContext, Scoring, SelectionStrategy, TenantId};
+use rag_core::{
+    Chunk, PackOrder, PackedContext, Principal, RequestContext, Scoring, SelectionStrategy, TenantId, TokenCounter,
+};
 use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig};
 use serde_json::json;
 
@@ -61,7 +63,7 @@ pub(crate) struct PackArgs {
     order: PackOrder,
     /// How chunks are chosen to fill the budget.
     #[arg(long, default_value_t = SelectionStrategy::Greedy)]
-    #[arg(value_parser = library_values(&SelectionStrategy::ALL, SelectionStrategy::as_str))]
+    #[arg(value_parser = library_values(&SelectionStrategy::ALL, |strategy| strategy.as_str()))]
     strategy: SelectionStrategy,
     /// What knapsack and optimal maximise: rank-prior for heading-aware chunks and score-sum (the
     /// sum of scores) for any other chunks (auto), or one of them for all.
@@ -210,58 +212,8 @@ const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
 pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter = args.tokenizer.counter()?;
-    let (chunks, input) = match Source::choose(&args, std::io::stdin().is_terminal()) {
-        Source::Demo { asked } => {
-            if !asked {
-                // Forgetting `--input` must not look like an answer from the user's own documents.
-                crate::diagnostics::note(
-                    "no --input and stdin is a terminal: packing the built-in demo corpus (the project's docs); \
-                     pipe chunks in or give --input FILE to pack your own",
-                );
-            }
-            (
-                crate::demo::demo_chunks(&tenant, Arc::clone(&counter)).await?,
-                DEMO_INPUT.to_owned(),
-            )
-        }
-        Source::Jsonl(path) => {
-            let missing_tenant = if args.require_tenant {
-                MissingTenant::Refuse
-            } else {
-                MissingTenant::Assign(tenant.clone())
-            };
-            let config = JsonlConfig::new(missing_tenant)
-                .with_max_line_bytes(usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX));
-            let (chunks, warnings) = crate::input::read_jsonl(&path, &config, args.max_input_bytes)?;
-            for warning in &warnings {
-                crate::diagnostics::warning(&warning.to_string());
-            }
-            let name = crate::walk::path_uri(&path);
-            if chunks.is_empty() && args.input.is_none() {
-                crate::diagnostics::warning("no chunks on stdin; --demo packs the built-in demo corpus");
-            }
-            (chunks, name)
-        }
-    };
-    let max_per_document = args
-        .max_per_document
-        .map(usize::try_from)
-        .transpose()
-        .context("--max-per-document is too large")?;
-    let config = PackerConfig::default()
-        .with_order(args.order)
-        .with_strategy(args.strategy)
-        .with_objective(args.objective.into())
-        .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))
-        .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)
-        .with_conflicts(!args.no_conflicts)
-        .with_max_per_document(max_per_document)
-        .with_section_aware(!args.no_sections)
-        .with_cut_to_fit(!args.no_cut)
-        .with_query(Some(args.query.clone()))
-        .with_verify_counts(args.verify_counts)
-        .with_token_counter(counter);
-    let packer = ContextPacker::new(config)?;
+    let (chunks, input) = read_chunks(&args, &tenant, Arc::clone(&counter)).await?;
+    let packer = ContextPacker::new(packer_config(&args, counter)?);
     let ctx = RequestContext::new(
         tenant,
         Principal {
@@ -286,7 +238,6 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let scoring = packed.scoring.as_ref().map(ToString::to_string).unwrap_or_default();
-
     let outcome = Outcome {
         args: &args,
         ctx: &ctx,
@@ -295,34 +246,86 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
         chunks_in,
         packed: &packed,
     };
-    let rendered = match args.format {
-        PackFormat::Text => outcome.text(),
-        PackFormat::Report => outcome.report(),
-        PackFormat::Json => outcome.json()?,
-        PackFormat::Context => {
-            // The context is all a prompt pipe sees: an empty one must not pass unremarked.
-            if let Some(why) = outcome.why_the_context_is_empty() {
-                crate::diagnostics::warning(&why);
-            }
-            format!("{}\n", packed.context.as_deref().unwrap_or_default())
-        }
-    };
+    let rendered = outcome.rendered()?;
     let mut out = std::io::stdout().lock();
     out.write_all(rendered.as_bytes()).context("writing to stdout")?;
     out.flush().context("writing to stdout")?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// The chunks to pack and how the output names where they came from: the demo corpus, or the
+/// JSONL of `--input` or stdin (its warnings reported).
+async fn read_chunks(
+    args: &PackArgs,
+    tenant: &TenantId,
+    counter: Arc<dyn TokenCounter>,
+) -> anyhow::Result<(Vec<Chunk>, String)> {
+    match Source::choose(args, std::io::stdin().is_terminal()) {
+        Source::Demo { asked } => {
+            if !asked {
+                // Forgetting `--input` must not look like an answer from the user's own documents.
+                crate::diagnostics::note(
+                    "no --input and stdin is a terminal: packing the built-in demo corpus (the project's docs); \
+                     pipe chunks in or give --input FILE to pack your own",
+                );
+            }
+            Ok((crate::demo::demo_chunks(tenant, counter).await?, DEMO_INPUT.to_owned()))
+        }
+        Source::Jsonl(path) => {
+            let missing_tenant = if args.require_tenant {
+                MissingTenant::Refuse
+            } else {
+                MissingTenant::Assign(tenant.clone())
+            };
+            let config = JsonlConfig::new(missing_tenant)
+                .with_max_line_bytes(usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX));
+            let (chunks, warnings) = crate::input::read_jsonl(&path, &config, args.max_input_bytes)?;
+            for warning in &warnings {
+                crate::diagnostics::warning(&warning.to_string());
+            }
+            let name = crate::walk::path_uri(&path);
+            if chunks.is_empty() && args.input.is_none() {
+                crate::diagnostics::warning("no chunks on stdin; --demo packs the built-in demo corpus");
+            }
+            Ok((chunks, name))
+        }
+    }
+}
+
+/// The packer's configuration, from the flags.
+fn packer_config(args: &PackArgs, counter: Arc<dyn TokenCounter>) -> anyhow::Result<PackerConfig> {
+    let max_per_document = args
+        .max_per_document
+        .map(usize::try_from)
+        .transpose()
+        .context("--max-per-document is too large")?;
+    Ok(PackerConfig::builder()
+        .with_order(args.order.clone())
+        .with_strategy(args.strategy)
+        .with_objective(args.objective.into())
+        .with_jaccard_threshold((args.jaccard_threshold > 0.0).then_some(args.jaccard_threshold))
+        .with_shingle_size(usize::try_from(args.shingle_size).context("--shingle-size is too large")?)
+        .with_conflicts(!args.no_conflicts)
+        .with_max_per_document(max_per_document)
+        .with_section_aware(!args.no_sections)
+        .with_cut_to_fit(!args.no_cut)
+        .with_query(Some(args.query.clone()))
+        .with_verify_counts(args.verify_counts)
+        .with_token_counter(counter)
+        .build()?)
+}
+
 /// How the context is rendered, from the flags.
 fn context_format(args: &PackArgs) -> anyhow::Result<ContextFormat> {
-    let format = ContextFormat::new(ContextConfig::new(args.template.as_str())?)
+    let format = ContextFormat::builder(ContextConfig::new(args.template.as_str())?)
         .with_delimiter(args.delimiter.as_str())
         .with_merge_adjacent(!args.no_merge);
     Ok(match args.breadcrumbs {
         BreadcrumbsArg::Auto => format,
         BreadcrumbsArg::Always => format.with_breadcrumbs(true),
         BreadcrumbsArg::Never => format.with_breadcrumbs(false),
-    })
+    }
+    .build())
 }
 
 /// What a report of a pack shows: the request, where the chunks came from and how many, how they
@@ -337,6 +340,22 @@ struct Outcome<'a> {
 }
 
 impl Outcome<'_> {
+    /// The output in the format of `--format`; an empty context is warned about, since it is all a
+    /// prompt pipe sees.
+    fn rendered(&self) -> anyhow::Result<String> {
+        Ok(match self.args.format {
+            PackFormat::Text => self.text(),
+            PackFormat::Report => self.report(),
+            PackFormat::Json => self.json()?,
+            PackFormat::Context => {
+                if let Some(why) = self.why_the_context_is_empty() {
+                    crate::diagnostics::warning(&why);
+                }
+                format!("{}\n", self.packed.context.as_deref().unwrap_or_default())
+            }
+        })
+    }
+
     /// Why nothing was packed, when nothing was: a warning for `--format context`, whose output
     /// does not say it. `None` when something was packed, or when empty stdin was already warned of.
     fn why_the_context_is_empty(&self) -> Option<String> {

@@ -216,15 +216,16 @@ fn packer_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> {
                         _ => (None, 5),
                     };
                     let packer = ContextPacker::new(
-                        PackerConfig::default()
+                        PackerConfig::builder()
                             .with_order(order)
                             .with_strategy(strategy)
                             .with_jaccard_threshold(jaccard_threshold)
                             .with_shingle_size(shingle_size)
                             .with_max_per_document(cap)
-                            .with_token_counter(Arc::new(WordCounter)),
-                    )
-                    .map_err(|e| format!("{name}: {e}"))?;
+                            .with_token_counter(Arc::new(WordCounter))
+                            .build()
+                            .map_err(|e| format!("{name}: {e}"))?,
+                    );
                     let spec = PackerSpec {
                         counter: &WordCounter,
                         dedup: dedup.unwrap_or(Dedup::Exact),

@@ -6,7 +6,6 @@
 //! their chunk by input position, so that no chunk (several hundred bytes each) is moved more than
 //! once, at the hand-over.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rag_core::{Chunk, PackerError};
@@ -16,7 +15,7 @@ use super::config::PackerConfig;
 use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
 use crate::rank::rank_by;
 use crate::sections::{Sections, are_sections_of_documents, has_sections, lift_to_headings};
-use crate::select::SelectionItem;
+use crate::select::{SelectionItem, document_numbers};
 use crate::validate::validate_chunks;
 
 /// What happened to a candidate, as far as the packer has got with it.
@@ -243,12 +242,13 @@ fn rank_candidates(config: &PackerConfig, chunks: &[Chunk], request: &Request) -
 /// Numbers the documents of the eligible candidates in order of first appearance, for the
 /// per-document cap.
 fn number_documents(chunks: &[Chunk], candidates: &mut Candidates) {
-    let mut numbers: HashMap<&str, usize> = HashMap::new();
-    for k in candidates.contenders() {
-        let candidate = &mut candidates.list[k];
-        let next = numbers.len();
-        candidate.document = *numbers
-            .entry(chunks[candidate.position].document_id.as_str())
-            .or_insert(next);
+    let contenders = candidates.contenders();
+    let numbers = document_numbers(
+        contenders
+            .iter()
+            .map(|&k| chunks[candidates.list[k].position].document_id.as_str()),
+    );
+    for (k, number) in contenders.into_iter().zip(numbers) {
+        candidates.list[k].document = number;
     }
 }

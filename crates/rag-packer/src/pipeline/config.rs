@@ -3,67 +3,70 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rag_core::{PackOrder, PackerError, SelectionStrategy, TokenCounter};
+use rag_core::{Order, PackOrder, PackerError, SelectionStrategy, TokenCounter};
 use rag_tokens::TiktokenCounter;
 
 use crate::dedup::check_near_config;
-use crate::order::Order;
 use crate::select::Objective;
 use crate::setters::setters;
 
-/// How a [`ContextPacker`](crate::ContextPacker) packs.
+/// How a [`ContextPacker`](crate::ContextPacker) packs: a configuration that was checked when it
+/// was built, so a packer never meets an invalid one.
 ///
-/// Start from [`PackerConfig::default`] and change what you need with the `with_*` methods (the
-/// fields are public to read; the struct is `#[non_exhaustive]` so settings can be added without
-/// breaking callers).
+/// [`PackerConfig::default`] is the seed's configuration; [`PackerConfig::builder`] starts from it,
+/// the `with_*` methods of [`PackerConfigBuilder`] change what you need, and
+/// [`build`](PackerConfigBuilder::build) checks the whole (settings that depend on each other, such
+/// as the near-dedup threshold and the shingle size, are checked together, whatever the order of
+/// the calls). The settings are read through the methods named after them.
 ///
 /// ```
 /// use rag_core::{PackOrder, SelectionStrategy};
 /// use rag_packer::PackerConfig;
 ///
-/// let config = PackerConfig::default()
+/// let config = PackerConfig::builder()
 ///     .with_order(PackOrder::Ascending)
 ///     .with_strategy(SelectionStrategy::Knapsack)
-///     .with_jaccard_threshold(Some(0.85));
-/// assert_eq!(config.order, PackOrder::Ascending);
+///     .with_jaccard_threshold(Some(0.85))
+///     .build()?;
+/// assert_eq!(config.order(), &PackOrder::Ascending);
+/// let too_short = PackerConfig::builder().with_shingle_size(0).build();
+/// assert_eq!(too_short.unwrap_err().to_string(), "invalid packer configuration: shingle size must be at least 1");
+/// # Ok::<(), rag_core::PackerError>(())
 /// ```
 #[derive(Clone)]
-#[non_exhaustive]
 pub struct PackerConfig {
     /// The order of the packed chunks after the pinned ones.
-    pub order: PackOrder,
+    pub(crate) order: PackOrder,
     /// How candidates are chosen to fill the budget.
-    pub strategy: SelectionStrategy,
+    pub(crate) strategy: SelectionStrategy,
     /// What `knapsack` and `optimal` maximise (default [`Objective::Auto`]).
-    pub objective: Objective,
+    pub(crate) objective: Objective,
     /// Near-duplicate dedup: drop a candidate whose shingle Jaccard similarity with a pinned or
     /// kept chunk reaches this, in `(0, 1]`. `None` turns near dedup off (exact dedup always runs).
-    pub jaccard_threshold: Option<f64>,
+    pub(crate) jaccard_threshold: Option<f64>,
     /// Words per shingle for near dedup, at least 1.
-    pub shingle_size: usize,
+    pub(crate) shingle_size: usize,
     /// Whether to annotate conflicts among the packed chunks.
-    pub detect_conflicts: bool,
+    pub(crate) detect_conflicts: bool,
     /// At most this many packed chunks per document (pinned chunks do not count), at least 1.
-    pub max_per_document: Option<usize>,
+    pub(crate) max_per_document: Option<usize>,
     /// Counts tokens of chunks that carry no cached `token_count`.
-    pub token_counter: Arc<dyn TokenCounter>,
-    /// The order applied when `order` is [`PackOrder::Custom`].
-    pub custom_order: Option<Arc<dyn Order>>,
+    pub(crate) token_counter: Arc<dyn TokenCounter>,
     /// Section-aware packing (on by default): for chunks that carry the heading-aware chunker's
     /// metadata, a heading is packed only when none of its section's chunks is a candidate, and a
     /// heading's score reaches its section's chunks (see [`carried_headings`](crate::carried_headings)
     /// and [`section_scores`](crate::section_scores)). Chunks without that metadata are not
     /// affected either way.
-    pub section_aware: bool,
+    pub(crate) section_aware: bool,
     /// Recount every chunk that has content instead of trusting its cached `token_count`, and
     /// report in the notes how many counts were checked and whether any claim was wrong (default
     /// off: a cached count is trusted unless it was made with another tokenizer).
-    pub verify_counts: bool,
+    pub(crate) verify_counts: bool,
     /// A candidate is packed only if its score is above this (`None`: no floor, so a chunk
     /// without a score counts as 0.0 and may fill leftover room). With BM25 scores,
     /// a floor of 0.0 keeps out chunks that hold no query term. When set, it also applies to
     /// scores the packer computed for the [`query`](Self::query).
-    pub relevance_floor: Option<f64>,
+    pub(crate) relevance_floor: Option<f64>,
     /// The question the chunks were retrieved for. With it, the packer scores chunks that arrive
     /// without a score by the one policy of the CLI, the library and Python
     /// ([`score_missing`](crate::score_missing)): after the tenant and access checks, over the
@@ -71,7 +74,7 @@ pub struct PackerConfig {
     /// floor of 0 unless `relevance_floor` is set), the given scores otherwise.
     /// [`PackedContext::scoring`](rag_core::PackedContext::scoring) says which rule applied.
     /// `None` (the default): scores are taken as given, a missing one as 0.0.
-    pub query: Option<String>,
+    pub(crate) query: Option<String>,
     /// Cut to fit (on by default; [`ContextPacker::pack_context`](crate::ContextPacker::pack_context)
     /// only): when the best-ranked chunk left out for lack of room is a heading-aware chunk
     /// (`metadata.kind` `"body"` or `"heading"`), its [best part](crate::best_part) for the query
@@ -80,7 +83,7 @@ pub struct PackerConfig {
     /// the plan left, either at least [`MIN_CUT_TOKENS`](crate::MIN_CUT_TOKENS), as a new chunk `ID#cut` whose `metadata.cut_from` names the
     /// original and the byte range of its content; the original is dropped as
     /// [`CutToFit`](rag_core::DropReason::CutToFit). `pack` never cuts: its chunks are the caller's.
-    pub cut_to_fit: bool,
+    pub(crate) cut_to_fit: bool,
 }
 
 impl Default for PackerConfig {
@@ -96,7 +99,6 @@ impl Default for PackerConfig {
             detect_conflicts: true,
             max_per_document: None,
             token_counter: Arc::new(TiktokenCounter::cl100k()),
-            custom_order: None,
             section_aware: true,
             verify_counts: false,
             relevance_floor: None,
@@ -106,8 +108,14 @@ impl Default for PackerConfig {
     }
 }
 
-impl PackerConfig {
-    setters! {
+/// Collects the settings of a [`PackerConfig`]; [`build`](Self::build) checks them together.
+#[derive(Clone, Debug, Default)]
+pub struct PackerConfigBuilder {
+    config: PackerConfig,
+}
+
+impl PackerConfigBuilder {
+    setters! { in config:
         /// Sets the order of the packed chunks.
         pub fn with_order(order: PackOrder);
         /// Sets the selection strategy.
@@ -136,8 +144,8 @@ impl PackerConfig {
         pub fn with_cut_to_fit(cut_to_fit: bool);
     }
 
-    /// Plugs in an order of your own (the extension point for orders); sets `order` to
-    /// [`PackOrder::Custom`].
+    /// Plugs in an order of your own (the extension point for orders); `order` becomes
+    /// [`PackOrder::Custom`] holding it.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -149,18 +157,102 @@ impl PackerConfig {
     ///     fn name(&self) -> &str { "worst_first" }
     ///     fn arrange(&self, ranked: &[&Chunk]) -> Vec<usize> { (0..ranked.len()).rev().collect() }
     /// }
-    /// let config = PackerConfig::default().with_custom_order(Arc::new(InputReversed));
-    /// assert_eq!(config.order, PackOrder::Custom);
+    /// let config = PackerConfig::builder().with_custom_order(Arc::new(InputReversed)).build()?;
+    /// assert!(matches!(config.order(), PackOrder::Custom(_)));
+    /// # Ok::<(), rag_core::PackerError>(())
     /// ```
     #[must_use]
     pub fn with_custom_order(mut self, order: Arc<dyn Order>) -> Self {
-        self.order = PackOrder::Custom;
-        self.custom_order = Some(order);
+        self.config.order = PackOrder::Custom(order);
         self
     }
 
+    /// The configuration, or [`PackerError::InvalidConfig`] naming the first setting that is out
+    /// of range or does not work with another one.
+    pub fn build(self) -> Result<PackerConfig, PackerError> {
+        self.config.validate()?;
+        Ok(self.config)
+    }
+}
+
+impl PackerConfig {
+    /// A builder starting from [`PackerConfig::default`].
+    pub fn builder() -> PackerConfigBuilder {
+        PackerConfigBuilder::default()
+    }
+
+    /// A builder starting from this configuration, to change some of its settings.
+    pub fn to_builder(&self) -> PackerConfigBuilder {
+        PackerConfigBuilder { config: self.clone() }
+    }
+
+    /// The order of the packed chunks after the pinned ones.
+    pub fn order(&self) -> &PackOrder {
+        &self.order
+    }
+
+    /// How candidates are chosen to fill the budget.
+    pub fn strategy(&self) -> SelectionStrategy {
+        self.strategy
+    }
+
+    /// What `knapsack` and `optimal` maximise.
+    pub fn objective(&self) -> Objective {
+        self.objective
+    }
+
+    /// The near-duplicate threshold, in `(0, 1]` (`None`: exact dedup only).
+    pub fn jaccard_threshold(&self) -> Option<f64> {
+        self.jaccard_threshold
+    }
+
+    /// Words per shingle of near dedup, at least 1.
+    pub fn shingle_size(&self) -> usize {
+        self.shingle_size
+    }
+
+    /// Whether conflicts among the packed chunks are annotated.
+    pub fn detect_conflicts(&self) -> bool {
+        self.detect_conflicts
+    }
+
+    /// The per-document cap, at least 1 (`None`: no cap).
+    pub fn max_per_document(&self) -> Option<usize> {
+        self.max_per_document
+    }
+
+    /// The counter for chunks without a cached `token_count`.
+    pub fn token_counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.token_counter
+    }
+
+    /// Whether packing is section-aware.
+    pub fn section_aware(&self) -> bool {
+        self.section_aware
+    }
+
+    /// Whether every cached token count is recounted.
+    pub fn verify_counts(&self) -> bool {
+        self.verify_counts
+    }
+
+    /// The relevance floor, a finite number (`None`: no floor).
+    pub fn relevance_floor(&self) -> Option<f64> {
+        self.relevance_floor
+    }
+
+    /// The query chunks without a score are scored against (`None`: no scoring).
+    pub fn query(&self) -> Option<&str> {
+        self.query.as_deref()
+    }
+
+    /// Whether the best left-out chunk is cut to fit (`pack_context` only).
+    pub fn cut_to_fit(&self) -> bool {
+        self.cut_to_fit
+    }
+
     /// Checks every setting; the one place a configuration is validated.
-    pub(crate) fn validate(&self) -> Result<(), PackerError> {
+    fn validate(&self) -> Result<(), PackerError> {
         let invalid = |message: &str| {
             Err(PackerError::InvalidConfig {
                 message: message.to_owned(),
@@ -182,9 +274,6 @@ impl PackerConfig {
                 message: format!("relevance floor must be a finite number, got {floor}"),
             });
         }
-        if self.order == PackOrder::Custom && self.custom_order.is_none() {
-            return invalid("order custom needs an order: use with_custom_order");
-        }
         Ok(())
     }
 }
@@ -200,7 +289,6 @@ impl fmt::Debug for PackerConfig {
             .field("detect_conflicts", &self.detect_conflicts)
             .field("max_per_document", &self.max_per_document)
             .field("token_counter", &self.token_counter.name())
-            .field("custom_order", &self.custom_order.as_ref().map(|order| order.name()))
             .field("section_aware", &self.section_aware)
             .field("verify_counts", &self.verify_counts)
             .field("relevance_floor", &self.relevance_floor)

@@ -58,7 +58,7 @@ impl Fit for Rendered<'_> {
         if pinned_tokens > budget {
             return Err(PackerError::PinnedOverBudget { pinned_tokens, budget });
         }
-        let delimiter_tokens = count(self.counter(), &self.format.delimiter)?;
+        let delimiter_tokens = count(self.counter(), self.format.delimiter())?;
         let joined = if pinned.is_empty() { 0 } else { delimiter_tokens };
         add_rendered_overheads(self.config, self.format, self.chunks, candidates, delimiter_tokens)?;
         Ok(budget.saturating_sub(pinned_tokens + joined))
@@ -177,9 +177,9 @@ fn add_rendered_overheads(
     for k in candidates.contenders() {
         let chunk = &chunks[candidates.list[k].position];
         let mut overhead = delimiter_tokens;
-        if !format.template.is_content_only() {
+        if !format.template().is_content_only() {
             // The chunk's own tokens are counted already; what is left is the template's.
-            overhead += count(counter, &format.template.render_around(chunk))?;
+            overhead += count(counter, &format.template().render_around(chunk))?;
         }
         if let Some(line) = format.breadcrumb_line(chunk) {
             overhead += match breadcrumbs.get(&line) {
@@ -207,7 +207,7 @@ fn ordered_runs(
 ) -> Result<Vec<MergedRun>, PackerError> {
     // Each run with its best member's input position. `merge_adjacent` returns runs by their
     // first index, and the indices are ranks: the runs are in rank order of their best member.
-    let runs: Vec<(usize, MergedRun)> = if format.merge_adjacent {
+    let runs: Vec<(usize, MergedRun)> = if format.merge_adjacent() {
         let refs: Vec<&Chunk> = in_rank_order.iter().map(|&i| &chunks[i]).collect();
         merge_adjacent(&refs)
             .into_iter()
@@ -230,17 +230,17 @@ fn ordered_runs(
             })
             .collect()
     };
-    match (config.order, &config.custom_order) {
-        (PackOrder::Custom, Some(custom)) => {
+    match &config.order {
+        PackOrder::Custom(custom) => {
             let representatives: Vec<usize> = runs.iter().map(|(best, _)| *best).collect();
             let order = arrange_custom(custom.as_ref(), chunks, representatives)?;
             let mut by_representative: HashMap<usize, MergedRun> = runs.into_iter().collect();
             Ok(order.into_iter().filter_map(|r| by_representative.remove(&r)).collect())
         }
-        (order, _) => {
+        built_in => {
             let runs: Vec<MergedRun> = runs.into_iter().map(|(_, run)| run).collect();
             let first_input = |run: &MergedRun| run.members.iter().copied().min().unwrap_or(0);
-            Ok(arrange(order, runs, first_input))
+            Ok(arrange(built_in, runs, first_input))
         }
     }
 }

@@ -85,11 +85,12 @@ fn overlapping_neighbours_render_once_and_the_freed_tokens_buy_more_context() {
     );
 
     let packer = ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_order(PackOrder::Descending)
-            .with_token_counter(Arc::clone(&counter)),
-    )
-    .unwrap();
+            .with_token_counter(Arc::clone(&counter))
+            .build()
+            .unwrap(),
+    );
     let merged = packer
         .pack_context_blocking(&ctx(), chunks.clone(), budget as i64, &ContextFormat::default())
         .unwrap();
@@ -107,7 +108,7 @@ fn overlapping_neighbours_render_once_and_the_freed_tokens_buy_more_context() {
             &ctx(),
             chunks,
             budget as i64,
-            &ContextFormat::default().with_merge_adjacent(false),
+            &ContextFormat::default().to_builder().with_merge_adjacent(false).build(),
         )
         .unwrap();
     assert!(
@@ -128,11 +129,12 @@ fn a_heading_is_not_packed_alone_while_its_section_can_carry_it() {
     ];
     for strategy in SelectionStrategy::ALL {
         let packer = ContextPacker::new(
-            PackerConfig::default()
+            PackerConfig::builder()
                 .with_strategy(strategy)
-                .with_token_counter(cl100k()),
-        )
-        .unwrap();
+                .with_token_counter(cl100k())
+                .build()
+                .unwrap(),
+        );
         let packed = packer
             .pack_context_blocking(&ctx(), chunks.clone(), 200, &ContextFormat::default())
             .unwrap();
@@ -151,11 +153,12 @@ fn a_heading_is_not_packed_alone_while_its_section_can_carry_it() {
     }
     // Without section-aware packing a heading is a candidate like any chunk: all three are packed.
     let seed = ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_section_aware(false)
-            .with_token_counter(cl100k()),
-    )
-    .unwrap();
+            .with_token_counter(cl100k())
+            .build()
+            .unwrap(),
+    );
     let packed = seed.pack_blocking(&ctx(), chunks, 200).unwrap();
     assert_eq!(packed.chunks.len(), 3);
 }
@@ -165,7 +168,7 @@ fn pinned_chunks_that_render_over_the_budget_are_refused() {
     let mut system = Chunk::with_content("sys", "prompt", "acme", "Answer from the context only.");
     system.pinned = true;
     system.token_count = Some(1); // a lie: the rendered text is what counts
-    let packer = ContextPacker::new(PackerConfig::default().with_token_counter(cl100k())).unwrap();
+    let packer = ContextPacker::new(PackerConfig::builder().with_token_counter(cl100k()).build().unwrap());
     let err = packer
         .pack_context_blocking(&ctx(), vec![system], 3, &ContextFormat::default())
         .unwrap_err();
@@ -221,10 +224,11 @@ fn arb_format() -> impl Strategy<Value = ContextFormat> {
         any::<bool>(),
     )
         .prop_map(|(template, delimiter, breadcrumbs, merge)| {
-            ContextFormat::new(ContextConfig::new(template).unwrap())
+            ContextFormat::builder(ContextConfig::new(template).unwrap())
                 .with_delimiter(delimiter)
                 .with_breadcrumbs(breadcrumbs)
                 .with_merge_adjacent(merge)
+                .build()
         })
 }
 
@@ -241,8 +245,8 @@ proptest! {
     ) {
         let counter = cl100k();
         let packer = ContextPacker::new(
-            PackerConfig::default().with_strategy(strategy).with_order(order).with_token_counter(Arc::clone(&counter)),
-        ).unwrap();
+            PackerConfig::builder().with_strategy(strategy).with_order(order).with_token_counter(Arc::clone(&counter)).build().unwrap(),
+        );
         match packer.pack_context_blocking(&ctx(), chunks.clone(), budget, &format) {
             Ok(packed) => {
                 let context = packed.context.clone().unwrap_or_default();
@@ -277,14 +281,13 @@ fn knapsack_packs_the_best_passage_rather_than_many_fragments_of_sections() {
         chunks
     };
     let packed_with = |strategy, objective| {
-        let config = PackerConfig::default()
+        let config = PackerConfig::builder()
             .with_strategy(strategy)
             .with_objective(objective)
-            .with_order(PackOrder::Descending);
-        let packed = ContextPacker::new(config)
-            .unwrap()
-            .pack_blocking(&ctx(), chunks(), 70)
+            .with_order(PackOrder::Descending)
+            .build()
             .unwrap();
+        let packed = ContextPacker::new(config).pack_blocking(&ctx(), chunks(), 70).unwrap();
         ids(&packed.chunks).join(" ")
     };
     for strategy in [SelectionStrategy::Knapsack, SelectionStrategy::Optimal] {

@@ -175,7 +175,7 @@ fn room_above(
     let above = |i: usize| chunks[i].pinned || plan.scores.get(i).is_some_and(|&s| s > score);
     let mut used = 0;
     for &i in plan.packed.iter().filter(|&&i| above(i)) {
-        used += plan_tokens(&chunks[i], counter)? + count(&format.delimiter)?;
+        used += plan_tokens(&chunks[i], counter)? + count(format.delimiter())?;
         if let Some(line) = format.breadcrumb_line(&chunks[i]) {
             used += count(&line)?;
         }
@@ -203,10 +203,10 @@ fn part_overhead(config: &PackerConfig, format: &ContextFormat, chunk: &Chunk) -
     if let Some(line) = format.breadcrumb_line(chunk) {
         used += count(&line)?;
     }
-    if !format.template.is_content_only() {
+    if !format.template().is_content_only() {
         let mut bare = chunk.clone();
         let _ = bare.set_body(Some(String::new()), None);
-        let Ok(around) = format.template.render(&bare) else {
+        let Ok(around) = format.template().render(&bare) else {
             return Ok(None);
         };
         used += count(&around)?;
@@ -237,7 +237,7 @@ fn room_for(
     };
     let mut used = plan.tokens_used;
     if !plan.packed.is_empty() {
-        used += count(&format.delimiter)?;
+        used += count(format.delimiter())?;
     }
     let Some(overhead) = part_overhead(config, format, &chunks[original])? else {
         return Ok(None);
@@ -300,13 +300,14 @@ mod tests {
 
     fn packer(cut: bool) -> ContextPacker {
         ContextPacker::new(
-            PackerConfig::default()
+            PackerConfig::builder()
                 .with_token_counter(Arc::new(WordCounter))
                 .with_query(Some("refund window".into()))
                 .with_cut_to_fit(cut)
-                .with_conflicts(false),
+                .with_conflicts(false)
+                .build()
+                .unwrap(),
         )
-        .unwrap()
     }
 
     #[test]

@@ -22,7 +22,10 @@ impl TokenCounter for Words {
 }
 
 fn config() -> PackerConfig {
-    PackerConfig::default().with_token_counter(Arc::new(Words))
+    PackerConfig::builder()
+        .with_token_counter(Arc::new(Words))
+        .build()
+        .unwrap()
 }
 
 fn unscored(id: &str, text: &str) -> Chunk {
@@ -48,7 +51,7 @@ fn ids(chunks: &[Chunk]) -> Vec<&str> {
 /// Packs `chunks` for a principal without labels in each of the packer's ways, checks that they
 /// agree, and returns the `pack_context` result.
 fn pack(config: &PackerConfig, chunks: &[Chunk], budget: i64) -> PackedContext {
-    let packer = ContextPacker::new(config.clone()).unwrap();
+    let packer = ContextPacker::new(config.clone());
     let ctx = RequestContext::local("acme");
     let owned = packer.pack_blocking(&ctx, chunks.to_vec(), budget).unwrap();
     let borrowed = packer.pack_borrowed(&ctx, chunks, budget).unwrap();
@@ -84,7 +87,11 @@ fn hidden_chunks_do_not_shape_the_bm25_scores_of_visible_ones() {
     let hidden: Vec<Chunk> = (1..=5)
         .map(|i| board(unscored(&format!("m{i}"), &format!("alpha merger note {i}"))))
         .collect();
-    let config = config().with_query(Some("alpha beta report".into()));
+    let config = config()
+        .to_builder()
+        .with_query(Some("alpha beta report".into()))
+        .build()
+        .unwrap();
     let packed = pack(&config, &[&hidden[..], &visible[..]].concat(), 6);
     assert_eq!(ids(&packed.chunks), ["a"], "a and b tie at 1.0; the id decides");
     assert_eq!(packed.chunks[0].score, Some(1.0));
@@ -107,7 +114,11 @@ fn the_scoring_rule_is_chosen_from_the_visible_chunks() {
         unscored("b", "shipping is free"),
     ];
     let hidden = [board(scored("h", "refunds of the board", 0.9))];
-    let config = config().with_query(Some("refunds".into()));
+    let config = config()
+        .to_builder()
+        .with_query(Some("refunds".into()))
+        .build()
+        .unwrap();
     let packed = pack(&config, &[&visible[..], &hidden[..]].concat(), 100);
     assert!(
         matches!(packed.scoring, Some(Scoring::Bm25 { chunks: 2, .. })),
@@ -169,7 +180,12 @@ fn a_hidden_duplicate_drops_no_visible_chunk() {
             0.8,
         )),
     ];
-    let near = config().with_jaccard_threshold(Some(0.5)).with_shingle_size(2);
+    let near = config()
+        .to_builder()
+        .with_jaccard_threshold(Some(0.5))
+        .with_shingle_size(2)
+        .build()
+        .unwrap();
     let packed = pack(&near, &[&hidden[..], &visible[..]].concat(), 100);
     assert_eq!(ids(&packed.chunks), ["a", "b"]);
     assert_eq!(packed.dropped, []);
@@ -190,7 +206,7 @@ fn a_hidden_chunk_raises_no_conflict_and_no_note() {
         // A repeated id among hidden chunks, and a broken score: never examined, so no error.
         board(scored("a", "secret text", f64::NAN)),
     ];
-    let verify = config().with_verify_counts(true);
+    let verify = config().to_builder().with_verify_counts(true).build().unwrap();
     let packed = pack(&verify, &[&hidden[..], &visible[..]].concat(), 100);
     assert_eq!((packed.conflicts.len(), ids(&packed.chunks)), (0, vec!["a"]));
     assert_eq!(
@@ -239,12 +255,19 @@ fn hidden_chunks_change_nothing_whatever_the_configuration() {
             (Some(0.8), true, Some(1)),
         ] {
             let config = config()
+                .to_builder()
                 .with_strategy(strategy)
                 .with_jaccard_threshold(near)
                 .with_section_aware(sections)
-                .with_max_per_document(cap);
+                .with_max_per_document(cap)
+                .build()
+                .unwrap();
             assert_hidden_change_nothing(&config, &visible, &hidden, 40);
-            let query = config.with_query(Some("refunds in 11 days".into()));
+            let query = config
+                .to_builder()
+                .with_query(Some("refunds in 11 days".into()))
+                .build()
+                .unwrap();
             assert_hidden_change_nothing(&query, &unscored_visible, &hidden, 40);
             assert_hidden_change_nothing(&query, &unscored_visible, &without_scores(&hidden), 40);
         }

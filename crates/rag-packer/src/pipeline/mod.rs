@@ -17,7 +17,7 @@ use tracing::field::Empty;
 
 use self::admit::{Request, admit, admit_borrowed};
 use self::candidates::candidates;
-pub use self::config::PackerConfig;
+pub use self::config::{PackerConfig, PackerConfigBuilder};
 use self::context::Rendered;
 pub use self::cut::MIN_CUT_TOKENS;
 use self::plan::{Counted, Plan, plan};
@@ -47,7 +47,7 @@ use crate::render::ContextFormat;
 ///     c.token_count = Some(10);
 ///     c
 /// };
-/// let packer = ContextPacker::new(PackerConfig::default())?;
+/// let packer = ContextPacker::new(PackerConfig::default());
 /// let packed = packer.pack_blocking(
 ///     &ctx,
 ///     vec![chunk("a", "Rerankers score pairs.", 0.9), chunk("b", "rerankers SCORE pairs", 0.5), chunk("c", "MMR.", 0.7)],
@@ -63,11 +63,9 @@ pub struct ContextPacker {
 }
 
 impl ContextPacker {
-    /// A packer with `config`; errors if a setting is out of range (threshold outside `(0, 1]`,
-    /// shingle size 0, cap 0, a custom order without its implementation).
-    pub fn new(config: PackerConfig) -> Result<Self, PackerError> {
-        config.validate()?;
-        Ok(Self { config })
+    /// A packer with `config` (checked when it was built, see [`PackerConfigBuilder::build`]).
+    pub fn new(config: PackerConfig) -> Self {
+        Self { config }
     }
 
     /// The configuration.
@@ -138,7 +136,7 @@ impl ContextPacker {
     ///     chunk.token_count = Some(10);
     ///     candidates.push(chunk);
     /// }
-    /// let packer = ContextPacker::new(PackerConfig::default())?;
+    /// let packer = ContextPacker::new(PackerConfig::default());
     /// let small = packer.pack_borrowed(&ctx, &candidates, 15)?;
     /// let large = packer.pack_borrowed(&ctx, &candidates, 30)?;
     /// assert_eq!((small.chunks.len(), large.chunks.len()), (1, 3));
@@ -330,7 +328,7 @@ impl ContextPacker {
             plan.tokens_used,
             plan.budget,
             self.config.token_counter.name(),
-            self.config.order,
+            self.config.order.clone(),
             plan.strategy,
         );
         result.conflicts = conflicts;

@@ -141,7 +141,7 @@ pub(super) fn plan<F: Fit>(
     let dropped = drop_reasons(chunks, &candidates, config.max_per_document, rounds.strategy);
     let mut notes = std::mem::take(&mut candidates.notes);
     notes.extend(rounds.note);
-    if let (PackOrder::Custom, Some(custom)) = (config.order, &config.custom_order) {
+    if let PackOrder::Custom(custom) = &config.order {
         notes.push(format!("custom order: {}", custom.name()));
     }
     notes.extend(fit.note());
@@ -245,9 +245,9 @@ fn order_selection(
     chunks: &[Chunk],
     in_rank_order: Vec<usize>,
 ) -> Result<Vec<usize>, PackerError> {
-    match (config.order, &config.custom_order) {
-        (PackOrder::Custom, Some(custom)) => arrange_custom(custom.as_ref(), chunks, in_rank_order),
-        (order, _) => Ok(arrange(order, in_rank_order, |&i| i)),
+    match &config.order {
+        PackOrder::Custom(custom) => arrange_custom(custom.as_ref(), chunks, in_rank_order),
+        built_in => Ok(arrange(built_in, in_rank_order, |&i| i)),
     }
 }
 

@@ -59,7 +59,7 @@ fn drop_reasons(packed: &PackedContext) -> Vec<String> {
 }
 
 fn pack(config: PackerConfig, chunks: Vec<Chunk>, budget: i64) -> Result<PackedContext, PackerError> {
-    ContextPacker::new(config)?.pack_blocking(&RequestContext::local("acme"), chunks, budget)
+    ContextPacker::new(config).pack_blocking(&RequestContext::local("acme"), chunks, budget)
 }
 
 #[test]
@@ -79,8 +79,7 @@ fn a_validation_error_in_a_large_input_is_reported() {
     let packer = ContextPacker::new(PackerConfig {
         jaccard_threshold: Some(0.8),
         ..config()
-    })
-    .unwrap();
+    });
     let err = packer
         .pack_borrowed(&RequestContext::local("acme"), &chunks, 100)
         .unwrap_err();
@@ -114,8 +113,7 @@ fn borrowed_and_owned_packs_are_identical() {
             max_per_document: cap,
             jaccard_threshold: threshold,
             ..config()
-        })
-        .unwrap();
+        });
         let ctx = RequestContext::local("acme");
         let borrowed = packer.pack_borrowed(&ctx, &chunks, 60).unwrap();
         let owned = packer.pack_blocking(&ctx, chunks.clone(), 60).unwrap();
@@ -174,7 +172,15 @@ fn every_order_keeps_pinned_first() {
         (PackOrder::Sides, ["q", "b", "d", "c", "a"]),
     ];
     for (order, want) in expect {
-        let packed = pack(PackerConfig { order, ..config() }, chunks(), 100).unwrap();
+        let packed = pack(
+            PackerConfig {
+                order: order.clone(),
+                ..config()
+            },
+            chunks(),
+            100,
+        )
+        .unwrap();
         assert_eq!(ids(&packed.chunks), want, "{order}");
         assert_eq!(packed.order, order);
     }
@@ -220,31 +226,53 @@ fn validation_errors_name_the_chunk() {
 
 #[test]
 fn invalid_configurations_are_refused() {
-    for (config, message) in [
+    for (builder, message) in [
         (
-            PackerConfig {
-                jaccard_threshold: Some(0.0),
-                ..config()
-            },
+            config().to_builder().with_jaccard_threshold(Some(0.0)),
             "invalid packer configuration: jaccard threshold must be in (0, 1], got 0",
         ),
         (
-            PackerConfig {
-                shingle_size: 0,
-                ..config()
-            },
+            config().to_builder().with_shingle_size(0),
             "invalid packer configuration: shingle size must be at least 1",
         ),
         (
-            PackerConfig {
-                max_per_document: Some(0),
-                ..config()
-            },
+            config().to_builder().with_max_per_document(Some(0)),
             "invalid packer configuration: max_per_document must be at least 1",
         ),
+        (
+            config().to_builder().with_relevance_floor(Some(f64::NAN)),
+            "invalid packer configuration: relevance floor must be a finite number, got NaN",
+        ),
     ] {
-        assert_eq!(ContextPacker::new(config).unwrap_err().to_string(), message);
+        assert_eq!(builder.build().unwrap_err().to_string(), message);
     }
+}
+
+#[test]
+fn settings_that_depend_on_each_other_are_checked_together_whatever_the_order() {
+    // The near-dedup threshold is checked against the shingle size: setting the threshold first
+    // and the size after gives the same configuration, and the same refusal, as the other order.
+    let threshold_first = config()
+        .to_builder()
+        .with_jaccard_threshold(Some(0.5))
+        .with_shingle_size(3);
+    let size_first = config()
+        .to_builder()
+        .with_shingle_size(3)
+        .with_jaccard_threshold(Some(0.5));
+    let (a, b) = (threshold_first.build().unwrap(), size_first.build().unwrap());
+    assert_eq!(
+        (a.jaccard_threshold(), a.shingle_size()),
+        (b.jaccard_threshold(), b.shingle_size())
+    );
+    let zero_after = config()
+        .to_builder()
+        .with_jaccard_threshold(Some(0.5))
+        .with_shingle_size(0);
+    assert_eq!(
+        zero_after.build().unwrap_err().to_string(),
+        "invalid packer configuration: shingle size must be at least 1"
+    );
 }
 
 #[test]
@@ -365,7 +393,7 @@ fn conflicts_are_reported_and_can_be_turned_off() {
 
 #[test]
 fn async_pack_equals_blocking_pack() {
-    let packer = ContextPacker::new(config()).unwrap();
+    let packer = ContextPacker::new(config());
     let ctx = RequestContext::local("acme");
     let chunks = vec![chunk("a", "d", "one", 0.3), chunk("b", "d", "two", 0.4)];
     let blocking = packer.pack_blocking(&ctx, chunks.clone(), 10).unwrap();
@@ -466,14 +494,14 @@ mod properties {
                 chunks.insert(at.index(chunks.len() + 1), foreign);
             }
             let case = PackerCase::new("generated", RequestContext::local("acme"), chunks, budget);
-            let packer = ContextPacker::new(config.clone()).unwrap();
+            let packer = ContextPacker::new(config.clone());
             let report = check_packer(&packer, &spec(&config), &case);
             prop_assert!(report.passed(), "{report}");
         }
 
         #[test]
         fn the_contract_generators_cases_keep_it(case in generate::packer_case(), config in arb_config()) {
-            let packer = ContextPacker::new(config.clone()).unwrap();
+            let packer = ContextPacker::new(config.clone());
             let report = check_packer(&packer, &spec(&config), &case);
             prop_assert!(report.passed(), "{report}");
         }
@@ -501,10 +529,14 @@ fn a_custom_order_arranges_the_selection_after_the_pinned_chunks() {
         chunk("a", "d", "alpha", 0.9),
         chunk("c", "d", "charlie", 0.7),
     ];
-    let reversed = config().with_custom_order(Arc::new(Scripted(None)));
+    let reversed = config()
+        .to_builder()
+        .with_custom_order(Arc::new(Scripted(None)))
+        .build()
+        .unwrap();
     let packed = pack(reversed, chunks.clone(), 100).unwrap();
     assert_eq!(ids(&packed.chunks), ["q", "c", "b", "a"]);
-    assert_eq!(packed.order, PackOrder::Custom);
+    assert!(matches!(&packed.order, PackOrder::Custom(order) if order.name() == "scripted"));
     assert_eq!(packed.notes, ["custom order: scripted"]);
 
     for (result, message) in [
@@ -512,17 +544,13 @@ fn a_custom_order_arranges_the_selection_after_the_pinned_chunks() {
         (vec![0, 0, 1], "custom order scripted: returned position 0 twice"),
         (vec![0, 1, 7], "custom order scripted: returned position 7, out of 0..3"),
     ] {
-        let broken = config().with_custom_order(Arc::new(Scripted(Some(result))));
+        let broken = config()
+            .to_builder()
+            .with_custom_order(Arc::new(Scripted(Some(result))))
+            .build()
+            .unwrap();
         assert_eq!(pack(broken, chunks.clone(), 100).unwrap_err().to_string(), message);
     }
-    let without = PackerConfig {
-        order: PackOrder::Custom,
-        ..config()
-    };
-    assert_eq!(
-        ContextPacker::new(without).unwrap_err().to_string(),
-        "invalid packer configuration: order custom needs an order: use with_custom_order"
-    );
 }
 
 #[test]
@@ -535,7 +563,12 @@ fn a_negative_score_that_fits_is_reported_as_such() {
         ]
     };
     for strategy in [SelectionStrategy::Knapsack, SelectionStrategy::Optimal] {
-        let packed = pack(config().with_strategy(strategy), chunks(), 10).unwrap();
+        let packed = pack(
+            config().to_builder().with_strategy(strategy).build().unwrap(),
+            chunks(),
+            10,
+        )
+        .unwrap();
         assert_eq!(ids(&packed.chunks), ["good"], "{strategy}");
         assert_eq!(
             drop_reasons(&packed),
@@ -553,7 +586,7 @@ fn a_negative_score_that_fits_is_reported_as_such() {
 }
 
 #[test]
-fn the_default_packer_is_the_seeds_and_a_packer_through_the_trait_packs_the_same() {
+fn the_default_packer_has_the_reference_defaults_and_packs_the_same_through_the_trait() {
     let packer = ContextPacker::default();
     assert_eq!(packer.config().order, PackOrder::LostInMiddle);
     assert_eq!(packer.config().strategy, SelectionStrategy::Greedy);
@@ -596,7 +629,6 @@ fn chunks_whose_labels_the_principal_lacks_are_never_packed_nor_named() {
             },
         );
         ContextPacker::new(config())
-            .unwrap()
             .pack_blocking(&ctx, chunks.clone(), 100)
             .unwrap()
     };
@@ -633,7 +665,12 @@ fn counts_made_with_another_tokenizer_are_recounted_and_verification_finds_lies(
         ["recounted 1 token counts made with another tokenizer than words"]
     );
 
-    let verified = pack(config().with_verify_counts(true), vec![ours, theirs.clone(), liar], 100).unwrap();
+    let verified = pack(
+        config().to_builder().with_verify_counts(true).build().unwrap(),
+        vec![ours, theirs.clone(), liar],
+        100,
+    )
+    .unwrap();
     assert_eq!(verified.tokens_used, 3 + 4 + 5);
     assert_eq!(
         verified.notes,
@@ -660,7 +697,6 @@ fn a_rendered_context_holds_the_budget_whatever_the_counts_claim() {
     huge.token_count = Some(1);
     let small = chunk("small", "d", "a few words", 0.5);
     let packed = ContextPacker::new(config())
-        .unwrap()
         .pack_context_blocking(
             &RequestContext::local("acme"),
             vec![huge, small],

@@ -23,50 +23,53 @@ pub use self::template::{ContextConfig, breadcrumb};
 
 /// How [`ContextPacker::pack_context`](crate::ContextPacker::pack_context) renders a context.
 ///
+/// Made by [`ContextFormat::builder`] (or [`ContextFormat::default`]); the settings are read
+/// through the methods named after them. Every combination is valid (the template was checked when
+/// it was parsed), so [`build`](ContextFormatBuilder::build) returns the format itself.
+///
 /// ```
 /// use rag_packer::{ContextConfig, ContextFormat};
 ///
 /// let plain = ContextFormat::default();
-/// assert!(plain.breadcrumbs && plain.merge_adjacent);
+/// assert!(plain.breadcrumbs() && plain.merge_adjacent());
 /// // A template that shows the heading path itself needs no breadcrumb line.
-/// let tagged = ContextFormat::new(ContextConfig::new("<doc path=\"{heading_path}\">{content}</doc>")?)
-///     .with_delimiter("\n");
-/// assert!(!tagged.breadcrumbs);
+/// let tagged = ContextFormat::builder(ContextConfig::new("<doc path=\"{heading_path}\">{content}</doc>")?)
+///     .with_delimiter("\n")
+///     .build();
+/// assert!(!tagged.breadcrumbs());
 /// # Ok::<(), rag_core::RepackError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub struct ContextFormat {
     /// How each pinned chunk and each excerpt is rendered (default `{content}`).
-    pub template: ContextConfig,
+    template: ContextConfig,
     /// What joins the rendered parts (default a blank line, `"\n\n"`).
-    pub delimiter: String,
+    delimiter: String,
     /// Whether an excerpt that starts a new section is preceded by its heading path on a line of
     /// its own (default: unless the template shows `{heading_path}` itself).
-    pub breadcrumbs: bool,
+    breadcrumbs: bool,
     /// Whether packed chunks of one document whose spans overlap or touch are shown as one
     /// excerpt, their shared text printed and counted once (default on).
-    pub merge_adjacent: bool,
+    merge_adjacent: bool,
 }
 
 impl Default for ContextFormat {
     fn default() -> Self {
-        Self::new(ContextConfig::content_only())
+        Self::builder(ContextConfig::content_only()).build()
     }
 }
 
-impl ContextFormat {
-    /// `template`, a blank line between parts, merged excerpts, and breadcrumb lines unless the
-    /// template shows the heading path itself.
-    pub fn new(template: ContextConfig) -> Self {
-        Self {
-            breadcrumbs: !template.shows_heading_path(),
-            template,
-            delimiter: "\n\n".to_owned(),
-            merge_adjacent: true,
-        }
-    }
+/// Collects the settings of a [`ContextFormat`]; [`build`](Self::build) makes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextFormatBuilder {
+    template: ContextConfig,
+    delimiter: String,
+    /// `None` until set: the default then follows from the template.
+    breadcrumbs: Option<bool>,
+    merge_adjacent: bool,
+}
 
+impl ContextFormatBuilder {
     /// Sets the delimiter.
     #[must_use]
     pub fn with_delimiter(mut self, delimiter: impl Into<String>) -> Self {
@@ -74,11 +77,70 @@ impl ContextFormat {
         self
     }
 
+    /// Turns breadcrumb lines on or off.
+    #[must_use]
+    pub fn with_breadcrumbs(mut self, breadcrumbs: bool) -> Self {
+        self.breadcrumbs = Some(breadcrumbs);
+        self
+    }
+
     setters! {
-        /// Turns breadcrumb lines on or off.
-        pub fn with_breadcrumbs(breadcrumbs: bool);
         /// Turns the merging of adjacent chunks on or off.
         pub fn with_merge_adjacent(merge_adjacent: bool);
+    }
+
+    /// The format; breadcrumb lines, unless set, are on when the template does not show the
+    /// heading path itself.
+    pub fn build(self) -> ContextFormat {
+        ContextFormat {
+            breadcrumbs: self.breadcrumbs.unwrap_or_else(|| !self.template.shows_heading_path()),
+            template: self.template,
+            delimiter: self.delimiter,
+            merge_adjacent: self.merge_adjacent,
+        }
+    }
+}
+
+impl ContextFormat {
+    /// A builder for `template` with a blank line between parts, merged excerpts, and breadcrumb
+    /// lines unless the template shows the heading path itself.
+    pub fn builder(template: ContextConfig) -> ContextFormatBuilder {
+        ContextFormatBuilder {
+            template,
+            delimiter: "\n\n".to_owned(),
+            breadcrumbs: None,
+            merge_adjacent: true,
+        }
+    }
+
+    /// A builder starting from this format, to change some of its settings.
+    pub fn to_builder(&self) -> ContextFormatBuilder {
+        ContextFormatBuilder {
+            template: self.template.clone(),
+            delimiter: self.delimiter.clone(),
+            breadcrumbs: Some(self.breadcrumbs),
+            merge_adjacent: self.merge_adjacent,
+        }
+    }
+
+    /// How each pinned chunk and each excerpt is rendered.
+    pub fn template(&self) -> &ContextConfig {
+        &self.template
+    }
+
+    /// What joins the rendered parts.
+    pub fn delimiter(&self) -> &str {
+        &self.delimiter
+    }
+
+    /// Whether an excerpt that starts a new section is preceded by its heading path.
+    pub fn breadcrumbs(&self) -> bool {
+        self.breadcrumbs
+    }
+
+    /// Whether packed chunks of one document whose spans overlap or touch are one excerpt.
+    pub fn merge_adjacent(&self) -> bool {
+        self.merge_adjacent
     }
 
     /// The breadcrumb line of `chunk`'s heading path, with its line break, or `None` when

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use rag_core::{Chunk, RepackError, TokenCounter};
 
-use super::Repacker;
 use crate::render::ContextConfig;
 use crate::setters::setters;
 
@@ -149,25 +148,43 @@ impl fmt::Debug for SizeFn {
     }
 }
 
-/// Everything a [`Repacker`] is configured with; [`Repacker::builder`] is the short way to set it.
+/// Everything a [`Repacker`](super::Repacker) is configured with: a configuration that was checked when it was
+/// built, so a Repacker never meets an invalid one.
+///
+/// [`RepackerConfig::builder`] starts from the defaults (forward, chunk mode, `"\n\n"`,
+/// characters, no limit, truncate, no batching, no template), the `with_*` methods of
+/// [`RepackerConfigBuilder`] change what you need, and [`build`](RepackerConfigBuilder::build)
+/// checks the whole: settings that depend on each other (batch `auto` needs a `size_limit`, ...)
+/// are checked together, whatever the order of the calls. The settings are read through the
+/// methods named after them.
+///
+/// ```
+/// use rag_packer::{BatchSize, RepackerConfig};
+///
+/// let config = RepackerConfig::builder().with_batch_size(BatchSize::Auto).with_size_limit(Some(100)).build()?;
+/// assert_eq!(config.size_limit(), Some(100));
+/// let unbounded = RepackerConfig::builder().with_batch_size(BatchSize::Auto).build();
+/// assert_eq!(unbounded.unwrap_err().to_string(), "invalid repacker configuration: batch_size auto needs a size_limit");
+/// # Ok::<(), rag_core::RepackError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RepackerConfig {
     /// ORDER within each batch.
-    pub method: RepackMethod,
+    pub(super) method: RepackMethod,
     /// SHAPE of the output.
-    pub mode: RepackMode,
+    pub(super) mode: RepackMode,
     /// What joins rendered chunks in `context` mode (default a blank line, `"\n\n"`).
-    pub delimiter: String,
+    pub(super) delimiter: String,
     /// How a chunk is measured (default: characters of its content).
-    pub size_fn: SizeFn,
+    pub(super) size_fn: SizeFn,
     /// The most a batch may hold, in `size_fn` units; `None` packs nothing out.
-    pub size_limit: Option<usize>,
+    pub(super) size_limit: Option<usize>,
     /// PACK strategy against `size_limit`.
-    pub pack: RepackPack,
+    pub(super) pack: RepackPack,
     /// How chunks are grouped into batches.
-    pub batch_size: BatchSize,
+    pub(super) batch_size: BatchSize,
     /// Template rendering for `context` mode; `None` renders each chunk's content.
-    pub context: Option<ContextConfig>,
+    pub(super) context: Option<ContextConfig>,
 }
 
 impl Default for RepackerConfig {
@@ -185,49 +202,121 @@ impl Default for RepackerConfig {
     }
 }
 
-/// Builds a [`Repacker`] step by step; [`build`](Self::build) checks the combination.
+impl RepackerConfig {
+    /// A builder starting from the defaults.
+    pub fn builder() -> RepackerConfigBuilder {
+        RepackerConfigBuilder::default()
+    }
+
+    /// A builder starting from this configuration, to change some of its settings.
+    pub fn to_builder(&self) -> RepackerConfigBuilder {
+        RepackerConfigBuilder { config: self.clone() }
+    }
+
+    /// ORDER within each batch.
+    pub fn method(&self) -> RepackMethod {
+        self.method
+    }
+
+    /// SHAPE of the output.
+    pub fn mode(&self) -> RepackMode {
+        self.mode
+    }
+
+    /// What joins rendered chunks in `context` mode.
+    pub fn delimiter(&self) -> &str {
+        &self.delimiter
+    }
+
+    /// How a chunk is measured.
+    pub fn size_fn(&self) -> &SizeFn {
+        &self.size_fn
+    }
+
+    /// The most a batch may hold, in `size_fn` units, at least 1 (`None`: no limit).
+    pub fn size_limit(&self) -> Option<usize> {
+        self.size_limit
+    }
+
+    /// PACK strategy against `size_limit`.
+    pub fn pack(&self) -> RepackPack {
+        self.pack
+    }
+
+    /// How chunks are grouped into batches.
+    pub fn batch_size(&self) -> BatchSize {
+        self.batch_size
+    }
+
+    /// Template rendering for `context` mode (`None`: each chunk's content).
+    pub fn context(&self) -> Option<&ContextConfig> {
+        self.context.as_ref()
+    }
+
+    /// Checks the settings together; the one place a Repacker configuration is validated.
+    fn validate(&self) -> Result<(), RepackError> {
+        let invalid = |message: &str| {
+            Err(RepackError::InvalidConfig {
+                message: message.to_owned(),
+            })
+        };
+        if self.size_limit == Some(0) {
+            return invalid("size_limit must be at least 1");
+        }
+        if self.batch_size == BatchSize::Count(0) {
+            return invalid("batch_size must be at least 1");
+        }
+        if self.batch_size == BatchSize::Auto && self.size_limit.is_none() {
+            return invalid("batch_size auto needs a size_limit");
+        }
+        if self.batch_size == BatchSize::Auto && self.pack != RepackPack::Truncate {
+            return invalid("pack has no effect with batch_size auto: every chunk is placed in some batch");
+        }
+        if self.size_limit.is_none() && self.pack != RepackPack::Truncate {
+            return invalid("pack greedy or knapsack needs a size_limit");
+        }
+        if self.mode == RepackMode::Chunk && self.context.is_some() {
+            return invalid("a context template needs mode context");
+        }
+        Ok(())
+    }
+}
+
+/// Collects the settings of a [`RepackerConfig`]; [`build`](Self::build) checks them together.
 #[derive(Debug, Clone, Default)]
-pub struct RepackerBuilder {
+pub struct RepackerConfigBuilder {
     config: RepackerConfig,
 }
 
-impl RepackerBuilder {
+impl RepackerConfigBuilder {
     setters! { in config:
         /// Sets the ORDER method.
-        pub fn method(method: RepackMethod);
+        pub fn with_method(method: RepackMethod);
         /// Sets the SHAPE mode.
-        pub fn mode(mode: RepackMode);
+        pub fn with_mode(mode: RepackMode);
         /// Sets how chunks are measured.
-        pub fn size_fn(size_fn: SizeFn);
+        pub fn with_size_fn(size_fn: SizeFn);
+        /// Sets the size limit of a batch (`None`: no limit).
+        pub fn with_size_limit(size_limit: Option<usize>);
         /// Sets the PACK strategy.
-        pub fn pack(pack: RepackPack);
+        pub fn with_pack(pack: RepackPack);
         /// Sets the batching.
-        pub fn batch_size(batch_size: BatchSize);
+        pub fn with_batch_size(batch_size: BatchSize);
+        /// Sets the template of `context` mode (`None`: each chunk's content).
+        pub fn with_context(context: Option<ContextConfig>);
     }
 
     /// Sets the delimiter of `context` mode.
     #[must_use]
-    pub fn delimiter(mut self, delimiter: impl Into<String>) -> Self {
+    pub fn with_delimiter(mut self, delimiter: impl Into<String>) -> Self {
         self.config.delimiter = delimiter.into();
         self
     }
 
-    /// Sets the size limit of a batch.
-    #[must_use]
-    pub fn size_limit(mut self, limit: usize) -> Self {
-        self.config.size_limit = Some(limit);
-        self
-    }
-
-    /// Sets the template of `context` mode.
-    #[must_use]
-    pub fn context(mut self, context: ContextConfig) -> Self {
-        self.config.context = Some(context);
-        self
-    }
-
-    /// The Repacker, or an error if the settings do not work together.
-    pub fn build(self) -> Result<Repacker, RepackError> {
-        Repacker::new(self.config)
+    /// The configuration, or [`RepackError::InvalidConfig`] naming the setting that is out of
+    /// range or does not work with another one.
+    pub fn build(self) -> Result<RepackerConfig, RepackError> {
+        self.config.validate()?;
+        Ok(self.config)
     }
 }

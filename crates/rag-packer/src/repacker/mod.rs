@@ -16,7 +16,9 @@ mod config;
 
 use rag_core::{Chunk, RenderError, RepackError};
 
-pub use self::config::{BatchSize, RepackMethod, RepackMode, RepackPack, RepackerBuilder, RepackerConfig, SizeFn};
+pub use self::config::{
+    BatchSize, RepackMethod, RepackMode, RepackPack, RepackerConfig, RepackerConfigBuilder, SizeFn,
+};
 use crate::order::sides_order;
 use crate::render::content_of;
 use crate::select::{SelectionItem, fit_to_budget, knapsack_select};
@@ -52,19 +54,20 @@ pub enum RepackOutput {
 ///
 /// ```
 /// use rag_core::Chunk;
-/// use rag_packer::{RepackMethod, RepackMode, RepackOutput, Repacker};
+/// use rag_packer::{RepackMethod, RepackMode, RepackOutput, Repacker, RepackerConfig};
 ///
 /// let chunks: Vec<Chunk> = ["alpha", "beta", "gamma"]
 ///     .iter()
 ///     .enumerate()
 ///     .map(|(i, text)| Chunk::with_content(format!("c{i}"), "d", "t", *text))
 ///     .collect();
-/// let repacker = Repacker::builder()
-///     .method(RepackMethod::Reverse)
-///     .mode(RepackMode::Context)
-///     .delimiter(" | ")
-///     .size_limit(9) // characters: alpha (5) + beta (4)
+/// let config = RepackerConfig::builder()
+///     .with_method(RepackMethod::Reverse)
+///     .with_mode(RepackMode::Context)
+///     .with_delimiter(" | ")
+///     .with_size_limit(Some(9)) // characters: alpha (5) + beta (4)
 ///     .build()?;
+/// let repacker = Repacker::new(config);
 /// assert_eq!(repacker.repack(chunks)?, RepackOutput::Context("beta | alpha".into()));
 /// # Ok::<(), rag_core::RepackError>(())
 /// ```
@@ -74,38 +77,9 @@ pub struct Repacker {
 }
 
 impl Repacker {
-    /// A builder starting from the defaults (forward, chunk mode, `"\n\n"`, characters, no limit,
-    /// truncate, no batching, no template).
-    pub fn builder() -> RepackerBuilder {
-        RepackerBuilder::default()
-    }
-
-    /// A Repacker with `config`, or an error if the settings do not work together.
-    pub fn new(config: RepackerConfig) -> Result<Self, RepackError> {
-        let invalid = |message: &str| {
-            Err(RepackError::InvalidConfig {
-                message: message.to_owned(),
-            })
-        };
-        if config.size_limit == Some(0) {
-            return invalid("size_limit must be at least 1");
-        }
-        if config.batch_size == BatchSize::Count(0) {
-            return invalid("batch_size must be at least 1");
-        }
-        if config.batch_size == BatchSize::Auto && config.size_limit.is_none() {
-            return invalid("batch_size auto needs a size_limit");
-        }
-        if config.batch_size == BatchSize::Auto && config.pack != RepackPack::Truncate {
-            return invalid("pack has no effect with batch_size auto: every chunk is placed in some batch");
-        }
-        if config.size_limit.is_none() && config.pack != RepackPack::Truncate {
-            return invalid("pack greedy or knapsack needs a size_limit");
-        }
-        if config.mode == RepackMode::Chunk && config.context.is_some() {
-            return invalid("a context template needs mode context");
-        }
-        Ok(Self { config })
+    /// A Repacker with `config` (checked when it was built).
+    pub fn new(config: RepackerConfig) -> Self {
+        Self { config }
     }
 
     /// The configuration.
@@ -118,21 +92,17 @@ impl Repacker {
     ///
     /// ```
     /// use rag_core::Chunk;
-    /// use rag_packer::{RepackOutput, RepackPack, Repacker};
+    /// use rag_packer::{RepackOutput, RepackPack, Repacker, RepackerConfig};
     ///
     /// let chunks = || vec![Chunk::with_content("a", "d", "t", "aaaaaa"), Chunk::with_content("b", "d", "t", "bb")];
-    /// let mut repacker = Repacker::builder().size_limit(4).build()?;
+    /// let mut repacker = Repacker::new(RepackerConfig::builder().with_size_limit(Some(4)).build()?);
     /// assert_eq!(repacker.repack(chunks())?, RepackOutput::Chunks(vec![]), "truncate: the first does not fit");
     /// repacker.set_pack(RepackPack::Greedy)?;
     /// assert_eq!(repacker.repack(chunks())?, RepackOutput::Chunks(vec![chunks().remove(1)]));
     /// # Ok::<(), rag_core::RepackError>(())
     /// ```
     pub fn set_pack(&mut self, pack: RepackPack) -> Result<(), RepackError> {
-        let config = RepackerConfig {
-            pack,
-            ..self.config.clone()
-        };
-        *self = Self::new(config)?;
+        self.config = self.config.to_builder().with_pack(pack).build()?;
         Ok(())
     }
 

@@ -26,7 +26,7 @@ fn ids(output: &RepackOutput) -> Vec<Vec<String>> {
 
 #[test]
 fn defaults_return_the_chunks_unchanged() {
-    let repacker = Repacker::builder().build().unwrap();
+    let repacker = RepackerConfig::builder().build().map(Repacker::new).unwrap();
     let out = repacker.repack(chunks(&["a", "b", "c"])).unwrap();
     assert_eq!(ids(&out), [["c0", "c1", "c2"]]);
 }
@@ -35,7 +35,14 @@ fn defaults_return_the_chunks_unchanged() {
 fn pack_strategies_against_the_size_limit() {
     // Sizes 4, 6, 2, 3 characters; limit 9.
     let input = || chunks(&["aaaa", "bbbbbb", "cc", "ddd"]);
-    let with = |pack| Repacker::builder().size_limit(9).pack(pack).build().unwrap();
+    let with = |pack| {
+        RepackerConfig::builder()
+            .with_size_limit(Some(9))
+            .with_pack(pack)
+            .build()
+            .map(Repacker::new)
+            .unwrap()
+    };
     let truncate = with(RepackPack::Truncate).repack(input()).unwrap();
     assert_eq!(
         ids(&truncate),
@@ -60,10 +67,11 @@ fn pack_strategies_against_the_size_limit() {
 fn methods_order_each_batch() {
     let input = || chunks(&["1", "2", "3", "4", "5"]);
     let with = |method| {
-        Repacker::builder()
-            .method(method)
-            .batch_size(BatchSize::Count(4))
+        RepackerConfig::builder()
+            .with_method(method)
+            .with_batch_size(BatchSize::Count(4))
             .build()
+            .map(Repacker::new)
             .unwrap()
     };
     assert_eq!(
@@ -79,10 +87,11 @@ fn methods_order_each_batch() {
 #[test]
 fn count_batches_are_packed_one_by_one_and_auto_is_next_fit() {
     let repack = |batch_size, size_limit| {
-        Repacker::builder()
-            .batch_size(batch_size)
-            .size_limit(size_limit)
+        RepackerConfig::builder()
+            .with_batch_size(batch_size)
+            .with_size_limit(Some(size_limit))
             .build()
+            .map(Repacker::new)
             .unwrap()
             .repack(chunks(&["aaaa", "bbbb", "cc", "dddddd", "e"]))
     };
@@ -102,21 +111,23 @@ fn auto_batches_sizes_near_the_top_of_the_range_without_overflow() {
     // Two chunks of 2^63 against the largest limit: together they exceed it (2^64 > 2^64 - 1), so
     // they go into two batches; a wrapping sum (2^63 + 2^63 = 0) would put them in one.
     let half = 1usize << (usize::BITS - 1);
-    let repacker = Repacker::builder()
-        .batch_size(BatchSize::Auto)
-        .size_limit(usize::MAX)
-        .size_fn(SizeFn::custom(move |_| half))
+    let repacker = RepackerConfig::builder()
+        .with_batch_size(BatchSize::Auto)
+        .with_size_limit(Some(usize::MAX))
+        .with_size_fn(SizeFn::custom(move |_| half))
         .build()
+        .map(Repacker::new)
         .unwrap();
     let out = repacker.repack(chunks(&["a", "b", "c"])).unwrap();
     assert_eq!(ids(&out), [vec!["c0"], vec!["c1"], vec!["c2"]]);
-    let fits = Repacker::builder()
-        .batch_size(BatchSize::Auto)
-        .size_limit(usize::MAX)
-        .size_fn(SizeFn::custom(
+    let fits = RepackerConfig::builder()
+        .with_batch_size(BatchSize::Auto)
+        .with_size_limit(Some(usize::MAX))
+        .with_size_fn(SizeFn::custom(
             move |c| if c.id.as_str() == "c0" { half } else { half - 1 },
         ))
         .build()
+        .map(Repacker::new)
         .unwrap();
     assert_eq!(
         ids(&fits.repack(chunks(&["a", "b", "c"])).unwrap()),
@@ -129,20 +140,24 @@ fn context_mode_renders_and_joins() {
     let mut input = chunks(&["first", "second"]);
     input[0].score = Some(0.5);
     input[0].metadata.insert("page".into(), serde_json::json!(3));
-    let repacker = Repacker::builder()
-        .mode(RepackMode::Context)
-        .context(ContextConfig::new("<{id} score={score} page={metadata.page}>{{{content}}}").unwrap())
-        .delimiter("\n")
+    let repacker = RepackerConfig::builder()
+        .with_mode(RepackMode::Context)
+        .with_context(Some(
+            ContextConfig::new("<{id} score={score} page={metadata.page}>{{{content}}}").unwrap(),
+        ))
+        .with_delimiter("\n")
         .build()
+        .map(Repacker::new)
         .unwrap();
     assert_eq!(
         repacker.repack(input.clone()).unwrap(),
         RepackOutput::Context("<c0 score=0.5 page=3>{first}\n<c1 score= page=>{second}".into())
     );
-    let batched = Repacker::builder()
-        .mode(RepackMode::Context)
-        .batch_size(BatchSize::Count(1))
+    let batched = RepackerConfig::builder()
+        .with_mode(RepackMode::Context)
+        .with_batch_size(BatchSize::Count(1))
         .build()
+        .map(Repacker::new)
         .unwrap();
     assert_eq!(
         batched.repack(input).unwrap(),
@@ -168,30 +183,47 @@ fn size_functions() {
 }
 
 #[test]
+fn settings_that_depend_on_each_other_are_checked_together_whatever_the_order() {
+    let limit_last = RepackerConfig::builder()
+        .with_batch_size(BatchSize::Auto)
+        .with_size_limit(Some(5));
+    let limit_first = RepackerConfig::builder()
+        .with_size_limit(Some(5))
+        .with_batch_size(BatchSize::Auto);
+    for builder in [limit_last, limit_first] {
+        let config = builder.build().unwrap();
+        assert_eq!((config.batch_size(), config.size_limit()), (BatchSize::Auto, Some(5)));
+    }
+}
+
+#[test]
 fn invalid_combinations_are_errors() {
     let cases = [
         (
-            Repacker::builder().batch_size(BatchSize::Auto),
+            RepackerConfig::builder().with_batch_size(BatchSize::Auto),
             "batch_size auto needs a size_limit",
         ),
         (
-            Repacker::builder().batch_size(BatchSize::Count(0)),
+            RepackerConfig::builder().with_batch_size(BatchSize::Count(0)),
             "batch_size must be at least 1",
         ),
-        (Repacker::builder().size_limit(0), "size_limit must be at least 1"),
         (
-            Repacker::builder().pack(RepackPack::Greedy),
+            RepackerConfig::builder().with_size_limit(Some(0)),
+            "size_limit must be at least 1",
+        ),
+        (
+            RepackerConfig::builder().with_pack(RepackPack::Greedy),
             "pack greedy or knapsack needs a size_limit",
         ),
         (
-            Repacker::builder()
-                .batch_size(BatchSize::Auto)
-                .size_limit(3)
-                .pack(RepackPack::Knapsack),
+            RepackerConfig::builder()
+                .with_batch_size(BatchSize::Auto)
+                .with_size_limit(Some(3))
+                .with_pack(RepackPack::Knapsack),
             "pack has no effect with batch_size auto: every chunk is placed in some batch",
         ),
         (
-            Repacker::builder().context(ContextConfig::new("{content}").unwrap()),
+            RepackerConfig::builder().with_context(Some(ContextConfig::new("{content}").unwrap())),
             "a context template needs mode context",
         ),
     ];

@@ -26,7 +26,7 @@ const BM25_FLOOR: f64 = 0.0;
 /// given, so a hidden chunk would change the scores of the visible ones and let a principal probe
 /// its words. [`ContextPacker`](crate::ContextPacker) applies this policy itself, after its tenant
 /// and access checks, when its configuration carries the query
-/// ([`PackerConfig::with_query`](crate::PackerConfig::with_query)).
+/// ([`PackerConfigBuilder::with_query`](crate::PackerConfigBuilder::with_query)).
 ///
 /// ```
 /// use rag_core::{Chunk, Scoring};

@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use rag_core::SelectionStrategy;
+use rag_core::{Chunk, PackerError, SelectionStrategy, TokenCounter};
+
+use crate::validate::chunk_tokens;
 
 mod objective;
 mod optimal;
@@ -31,6 +33,60 @@ pub struct SelectionItem {
     pub score: f64,
     /// A number identifying its document, for the per-document cap.
     pub document: usize,
+}
+
+/// Numbers documents in order of first appearance (0, 1, 2, ...): the
+/// [`document`](SelectionItem::document) of a selection item, as the packer numbers its candidates
+/// for the per-document cap.
+///
+/// ```
+/// use rag_packer::document_numbers;
+///
+/// assert_eq!(document_numbers(["b", "a", "b", "c"]), [0, 1, 0, 2]);
+/// ```
+pub fn document_numbers<'a>(documents: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
+    let mut numbers: HashMap<&'a str, usize> = HashMap::new();
+    documents
+        .into_iter()
+        .map(|document| {
+            let next = numbers.len();
+            *numbers.entry(document).or_insert(next)
+        })
+        .collect()
+}
+
+/// The selection items of `chunks`, in their order: tokens as the packer takes them
+/// ([`chunk_tokens`]: the cached count, else `counter` on the content), the score (a missing one
+/// is 0.0), and the documents numbered by [`document_numbers`]. For callers of the selection
+/// primitives who hold chunks, not items.
+///
+/// ```
+/// use rag_core::Chunk;
+/// use rag_packer::{fit_to_budget, selection_items};
+/// use rag_tokens::TiktokenCounter;
+///
+/// let mut a = Chunk::with_content("a", "guide", "acme", "alpha");
+/// a.token_count = Some(6);
+/// let mut b = Chunk::with_content("b", "faq", "acme", "beta");
+/// b.token_count = Some(4);
+/// let items = selection_items(&[a, b], &TiktokenCounter::cl100k())?;
+/// assert_eq!((items[1].tokens, items[1].document), (4, 1));
+/// assert_eq!(fit_to_budget(&items, 5, None), [1]);
+/// # Ok::<(), rag_core::PackerError>(())
+/// ```
+pub fn selection_items(chunks: &[Chunk], counter: &dyn TokenCounter) -> Result<Vec<SelectionItem>, PackerError> {
+    let documents = document_numbers(chunks.iter().map(|chunk| chunk.document_id.as_str()));
+    chunks
+        .iter()
+        .zip(documents)
+        .map(|(chunk, document)| {
+            Ok(SelectionItem {
+                tokens: chunk_tokens(chunk, counter)?,
+                score: chunk.score_or_zero(),
+                document,
+            })
+        })
+        .collect()
 }
 
 /// What stage 6 chose: indices into the items, ascending, and the strategy that actually ran.

@@ -13,12 +13,13 @@ use crate::table::Table;
 /// The packer of the packing figures: knapsack, near dedup at Jaccard 0.8, everything else default.
 fn bench_packer() -> ContextPacker {
     ContextPacker::new(
-        PackerConfig::default()
+        PackerConfig::builder()
             .with_order(PackOrder::default())
             .with_strategy(SelectionStrategy::Knapsack)
-            .with_jaccard_threshold(Some(0.8)),
+            .with_jaccard_threshold(Some(0.8))
+            .build()
+            .unwrap(),
     )
-    .unwrap()
 }
 
 /// `rag-bench --pack-one N REPS`: packs `n` synthetic candidates `reps` times each way and prints

@@ -100,29 +100,8 @@ pub(super) fn verdicts(
         .collect();
     let shared = SharedTokens::find(&prefixes);
     let set_at = |p: usize| sets.set(order[p]);
-    // Each text's first proposal is nearly always the first text whose prefix shares one of
-    // its tokens, and at most the texts before it are kept or not, which the sequential pass
-    // decides. So that pair is verified first, in parallel; the pass then uses the result if
-    // that text is proposed. At most one verification per text is done ahead, so a flood of
-    // copies of one text adds no work.
-    let hint_for = |scratch: &mut TokenSet, p: usize| -> Option<Hint> {
-        if representative[p] != Some(p) || p < anchors {
-            return None;
-        }
-        let earliest = shared
-            .of(p)
-            .iter()
-            .filter(|&&id| id != UNSHARED)
-            .map(|&id| shared.first_text(id))
-            .filter(|&text| text < p)
-            .min()?;
-        Some(Hint::verify(threshold, set_at(p), earliest, set_at(earliest), scratch))
-    };
     let hints: Vec<Option<Hint>> = if hinted {
-        (0..order.len())
-            .into_par_iter()
-            .map_init(TokenSet::default, hint_for)
-            .collect()
+        first_proposal_hints(&shared, representative, anchors, threshold, &set_at)
     } else {
         vec![None; order.len()]
     };
@@ -144,17 +123,7 @@ pub(super) fn verdicts(
             },
             Some(_) if approximate.is_some() || index.work() > bound => {
                 let approximate = approximate.get_or_insert_with(|| {
-                    let kept: Vec<usize> = (0..p)
-                        .filter(|&q| representative[q] == Some(q) && verdicts[q] == DedupVerdict::Kept)
-                        .collect();
-                    let started = Approximate::start(threshold, order.len(), &kept, &set_at);
-                    let note = NearFallback {
-                        exact: p,
-                        texts: order.len(),
-                        bound,
-                        bands: started.bands(),
-                    };
-                    tracing::warn!(exact = p, texts = order.len(), bound, "{note}");
+                    let (started, note) = start_approximate(threshold, bound, p, representative, &verdicts, &set_at);
                     fallback = Some(note);
                     started
                 });
@@ -164,22 +133,91 @@ pub(super) fn verdicts(
                     None => DedupVerdict::Kept,
                 }
             }
-            Some(_) => {
-                let ids = shared.of(p);
-                // Indexed before it is known to be kept: one pass over its shared tokens both
-                // finds the earlier texts sharing them and files this one; a text found to be
-                // a duplicate (the rarer case) is taken out again.
-                let mark = index.insert(p, ids, p >= anchors);
-                match index.first_match(set_at, set_at(p), hints[p]) {
-                    Some((of, similarity)) => {
-                        index.retract(ids, mark);
-                        DedupVerdict::NearDuplicate { of, similarity }
-                    }
-                    None => DedupVerdict::Kept,
-                }
-            }
+            Some(_) => exact_verdict(&mut index, shared.of(p), p, p >= anchors, &set_at, hints[p]),
         };
         verdicts.push(verdict);
     }
     (verdicts, fallback)
+}
+
+/// Each representative's first proposal verified ahead of the sequential pass, on the pool.
+///
+/// A text's first proposal is nearly always the first text whose prefix shares one of its
+/// tokens, and at most the texts before it are kept or not, which the sequential pass decides.
+/// So that pair is verified first, in parallel; the pass then uses the result if that text is
+/// proposed. At most one verification per text is done ahead, so a flood of copies of one text
+/// adds no work.
+fn first_proposal_hints<'s>(
+    shared: &SharedTokens,
+    representative: &[Option<usize>],
+    anchors: usize,
+    threshold: f64,
+    set_at: &(impl Fn(usize) -> &'s [u64] + Sync),
+) -> Vec<Option<Hint>> {
+    let hint_for = |scratch: &mut TokenSet, p: usize| -> Option<Hint> {
+        if representative[p] != Some(p) || p < anchors {
+            return None;
+        }
+        let earliest = shared
+            .of(p)
+            .iter()
+            .filter(|&&id| id != UNSHARED)
+            .map(|&id| shared.first_text(id))
+            .filter(|&text| text < p)
+            .min()?;
+        Some(Hint::verify(threshold, set_at(p), earliest, set_at(earliest), scratch))
+    };
+    (0..representative.len())
+        .into_par_iter()
+        .map_init(TokenSet::default, hint_for)
+        .collect()
+}
+
+/// The approximate search taking over at position `p`, with the texts kept before it filed, and
+/// the note that says so (also emitted as a warning).
+fn start_approximate<'s>(
+    threshold: f64,
+    bound: u64,
+    p: usize,
+    representative: &[Option<usize>],
+    verdicts: &[DedupVerdict],
+    set_at: &(impl Fn(usize) -> &'s [u64] + Sync),
+) -> (Approximate, NearFallback) {
+    let texts = representative.len();
+    let kept: Vec<usize> = (0..p)
+        .filter(|&q| representative[q] == Some(q) && verdicts[q] == DedupVerdict::Kept)
+        .collect();
+    let started = Approximate::start(threshold, texts, &kept, set_at);
+    let note = NearFallback {
+        exact: p,
+        texts,
+        bound,
+        bands: started.bands(),
+    };
+    tracing::warn!(exact = p, texts, bound, "{note}");
+    (started, note)
+}
+
+/// The exact search's verdict on the representative at position `p`, whose shared tokens are
+/// `ids`: the first kept text before it that reaches the threshold, if `propose` (false for an
+/// anchor).
+fn exact_verdict<'s>(
+    index: &mut PrefixIndex,
+    ids: &[u32],
+    p: usize,
+    propose: bool,
+    set_at: &impl Fn(usize) -> &'s [u64],
+    hint: Option<Hint>,
+) -> DedupVerdict {
+    // Indexed before it is known to be kept: one pass over its shared tokens both finds the
+    // earlier texts sharing them and files this one; a text found to be a duplicate (the rarer
+    // case) is taken out again.
+    let mark = index.insert(p, ids, propose);
+    match index.first_match(set_at, set_at(p), hint) {
+        Some((of, similarity)) => {
+            index.retract(ids, mark);
+            DedupVerdict::NearDuplicate { of, similarity }
+        }
+        None => DedupVerdict::Kept,
+    }
 }
