@@ -8,7 +8,7 @@
 //! chunk fits nowhere; otherwise the room the plan left, where it displaces nothing. Without those
 //! conditions a part displaced smaller chunks that held the answer more often than it found one.
 
-use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, Span, TokenCounter};
+use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, SelectionStrategy, Span, TokenCounter};
 use serde_json::json;
 
 use super::PackerConfig;
@@ -56,8 +56,15 @@ pub(super) fn cut_for(
     };
     // The room the chunk would have had, when its part is as relevant as the chunk: it keeps every
     // query term the chunk holds (or the chunk fits nowhere). Otherwise only the room left.
+    // Greedy only: knapsack and optimal choose by value, not rank, so the room above the chunk is
+    // not the room it lost, and on the Node.js evaluation a part there lost more than it found.
     let mut part = None;
-    if let Some(allowance) = room_above(config, format, chunks, plan, original)? {
+    let room_above = if plan.strategy == SelectionStrategy::Greedy {
+        room_above(config, format, chunks, plan, original)?
+    } else {
+        None
+    };
+    if let Some(allowance) = room_above {
         let candidate = best_within(allowance)?;
         let held = |range: &std::ops::Range<usize>| distinct_terms_held(&content[range.clone()], &terms);
         if let Some(range) = candidate
