@@ -217,7 +217,7 @@ fn packer_rules(docs: &[Fixture], summary: &mut Summary) -> Result<(), String> {
                     };
                     let packer = ContextPacker::new(
                         PackerConfig::builder()
-                            .with_order(order)
+                            .with_order(order.clone())
                             .with_strategy(strategy)
                             .with_jaccard_threshold(jaccard_threshold)
                             .with_shingle_size(shingle_size)
