@@ -11,6 +11,21 @@ pub(crate) fn ci() -> Result<(), String> {
     let mut clippy = cargo();
     clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
     run(clippy)?;
+    // The contract report is behind a feature that `--workspace` does not turn on; checked here,
+    // it fails in minutes rather than after the test build.
+    let mut report = cargo();
+    report.args([
+        "clippy",
+        "--package",
+        "rag-contract",
+        "--features",
+        "report",
+        "--bins",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    run(report)?;
 
     // Licences and advisories take seconds once cargo-deny is installed; a refused licence
     // should not wait for the test build.
