@@ -219,12 +219,14 @@ impl UnitSplitter {
             return Ok(unit);
         }
         let before_break = trim_range(text, unit.start..unit.end).end;
-        let last_char = text[unit.start..before_break]
-            .char_indices()
-            .next_back()
-            .map(|(at, _)| unit.start + at);
+        let last_char = || {
+            text[unit.start..before_break]
+                .char_indices()
+                .next_back()
+                .map(|(at, _)| unit.start + at)
+        };
         let shorter = last_word_start(text, unit.start, before_break)
-            .or(last_char)
+            .or_else(last_char)
             .map(|at| trim_range(text, unit.start..at))
             .filter(|shorter| !shorter.is_empty());
         match shorter {

@@ -245,8 +245,8 @@ fn ordered_runs(
     }
 }
 
-/// Tokens of `text` under the packer's counter.
-fn count(counter: &dyn TokenCounter, text: &str) -> Result<usize, PackerError> {
+/// Tokens of `text` under the packer's counter (a context piece: its error is the context's).
+pub(super) fn count(counter: &dyn TokenCounter, text: &str) -> Result<usize, PackerError> {
     counter
         .count(text)
         .map_err(|source| PackerError::ContextCount { source })

@@ -12,6 +12,7 @@ use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, SelectionS
 use serde_json::json;
 
 use super::PackerConfig;
+use super::context::count;
 use super::plan::Plan;
 use crate::cut::{best_part, distinct_terms_held};
 use crate::render::ContextFormat;
@@ -173,18 +174,14 @@ fn room_above(
     original: usize,
 ) -> Result<Option<usize>, PackerError> {
     let counter = config.token_counter.as_ref();
-    let count = |text: &str| {
-        counter
-            .count(text)
-            .map_err(|source| PackerError::ContextCount { source })
-    };
     let score = plan.scores.get(original).copied().unwrap_or(f64::NEG_INFINITY);
     let above = |i: usize| chunks[i].pinned || plan.scores.get(i).is_some_and(|&s| s > score);
+    let delimiter = count(counter, format.delimiter())?;
     let mut used = 0;
     for &i in plan.packed.iter().filter(|&&i| above(i)) {
-        used += plan_tokens(&chunks[i], counter)? + count(format.delimiter())?;
+        used += plan_tokens(&chunks[i], counter)? + delimiter;
         if let Some(line) = format.breadcrumb_line(&chunks[i]) {
-            used += count(&line)?;
+            used += count(counter, &line)?;
         }
     }
     let Some(overhead) = part_overhead(config, format, &chunks[original])? else {
@@ -201,14 +198,9 @@ fn room_above(
 /// text. `None` when the template cannot be rendered around it.
 fn part_overhead(config: &PackerConfig, format: &ContextFormat, chunk: &Chunk) -> Result<Option<usize>, PackerError> {
     let counter = config.token_counter.as_ref();
-    let count = |text: &str| {
-        counter
-            .count(text)
-            .map_err(|source| PackerError::ContextCount { source })
-    };
     let mut used = 0;
     if let Some(line) = format.breadcrumb_line(chunk) {
-        used += count(&line)?;
+        used += count(counter, &line)?;
     }
     if !format.template().is_content_only() {
         let mut bare = chunk.clone();
@@ -216,7 +208,7 @@ fn part_overhead(config: &PackerConfig, format: &ContextFormat, chunk: &Chunk) -
         let Ok(around) = format.template().render(&bare) else {
             return Ok(None);
         };
-        used += count(&around)?;
+        used += count(counter, &around)?;
     }
     Ok(Some(used))
 }
@@ -237,14 +229,9 @@ fn room_for(
     original: usize,
 ) -> Result<Option<usize>, PackerError> {
     let counter = config.token_counter.as_ref();
-    let count = |text: &str| {
-        counter
-            .count(text)
-            .map_err(|source| PackerError::ContextCount { source })
-    };
     let mut used = plan.tokens_used;
     if !plan.packed.is_empty() {
-        used += count(format.delimiter())?;
+        used += count(counter, format.delimiter())?;
     }
     let Some(overhead) = part_overhead(config, format, &chunks[original])? else {
         return Ok(None);
