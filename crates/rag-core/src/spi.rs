@@ -79,6 +79,25 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
+/// Whether byte offset `at` of `text` is a place where a counter that
+/// [splits at line starts](TokenCounter::splits_at_line_starts) counts the two sides apart
+/// exactly: a line break (`'\n'` or `'\r'`) before it, and after it a character that is neither
+/// whitespace nor `'/'`.
+///
+/// ```
+/// use rag_core::counts_add_up_at;
+///
+/// assert!(counts_add_up_at("Setup\nInstall it.", 6));
+/// assert!(!counts_add_up_at("Setup\n  Install it.", 6), "indented: the spaces join the break");
+/// assert!(!counts_add_up_at("Setup Install", 6), "not a line start");
+/// ```
+pub fn counts_add_up_at(text: &str, at: usize) -> bool {
+    let (Some(before), Some(after)) = (text.get(..at), text.get(at..)) else {
+        return false;
+    };
+    before.ends_with(['\n', '\r']) && after.chars().next().is_some_and(|c| !c.is_whitespace() && c != '/')
+}
+
 /// A reference or smart pointer to a counter counts as the counter does, so a chunker or a packer
 /// can hold an `Arc<dyn TokenCounter>` or borrow one.
 macro_rules! forward_token_counter {

@@ -133,14 +133,7 @@ impl<'a> Counting<'a> {
     /// Whether the counter's count of a text that is cut at `at` is the sum of the counts of the
     /// two sides: `at` starts a line (after `\n` or `\r`) with a character that is not whitespace.
     pub(super) fn splits_at(&self, at: usize) -> bool {
-        self.splits_at_line_starts
-            && at > 0
-            && matches!(self.text.as_bytes().get(at - 1), Some(b'\n' | b'\r'))
-            && self
-                .text
-                .get(at..)
-                .and_then(|rest| rest.chars().next())
-                .is_some_and(|c| !c.is_whitespace() && c != '/')
+        self.splits_at_line_starts && rag_core::counts_add_up_at(self.text, at)
     }
 
     /// Estimated tokens of the whitespace between two units when they share a chunk: none for a

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use rag_core::{Chunk, Excerpt, PackOrder, PackerError, TokenCounter};
+use rag_core::{Chunk, Excerpt, PackOrder, PackerError, TokenCounter, counts_add_up_at};
 
 use super::candidates::Candidates;
 use super::config::PackerConfig;
@@ -26,16 +26,24 @@ pub(super) struct Rendered<'a> {
     format: &'a ContextFormat,
     chunks: &'a [Chunk],
     counts: Counts,
+    pieces: &'a mut PieceCounts,
 }
 
 impl<'a> Rendered<'a> {
-    /// The fit of `chunks` rendered in `format`.
-    pub(super) fn new(config: &'a PackerConfig, format: &'a ContextFormat, chunks: &'a [Chunk]) -> Self {
+    /// The fit of `chunks` rendered in `format`, counting the context with `pieces` (which may
+    /// hold counts from an earlier plan of the same pack).
+    pub(super) fn new(
+        config: &'a PackerConfig,
+        format: &'a ContextFormat,
+        chunks: &'a [Chunk],
+        pieces: &'a mut PieceCounts,
+    ) -> Self {
         Self {
             config,
             format,
             chunks,
             counts: Counts::default(),
+            pieces,
         }
     }
 
@@ -87,12 +95,14 @@ impl Fit for Rendered<'_> {
         Ok(true)
     }
 
-    fn measure(&self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<Rendering>, PackerError> {
+    fn measure(&mut self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<Rendering>, PackerError> {
         let selected: Vec<usize> = selected.iter().map(|&k| candidates.list[k].position).collect();
         let runs = ordered_runs(self.config, self.format, self.chunks, &selected)?;
         let pinned = candidates.pinned_positions();
-        let (text, excerpts) = self.format.render(self.chunks, &pinned, &runs)?;
-        let tokens = count(self.counter(), &text)?;
+        let (parts, excerpts) = self.format.render_parts(self.chunks, &pinned, &runs)?;
+        let text = parts.join(self.format.delimiter());
+        let starts = part_starts(&parts, self.format.delimiter());
+        let tokens = self.pieces.count(self.config.token_counter.as_ref(), &text, &starts)?;
         Ok(Fitted {
             ordered: runs.into_iter().flat_map(|run| run.members).collect(),
             tokens,
@@ -161,6 +171,59 @@ impl Counts {
             self.wrong, chunks[i].id
         ))
     }
+}
+
+/// Counts of pieces of rendered contexts, kept across the rounds and plans of one pack.
+///
+/// Each round renders mostly the parts the round before rendered, and the plan made again with a
+/// part cut to fit mostly the parts of the first; counting the whole context each time made the
+/// tokenizer a large share of a 200,000-token pack. Where the
+/// counter promises that counts add up at line starts (see
+/// [`TokenCounter::splits_at_line_starts`]), the context is cut there into pieces (a part with the
+/// delimiter after it, or several parts where a join is not such a line start), and its count is
+/// the sum of theirs, each counted the first time it is seen. Otherwise the whole text is counted.
+#[derive(Default)]
+pub(super) struct PieceCounts {
+    known: HashMap<String, usize>,
+}
+
+impl PieceCounts {
+    /// The exact count of `text`, whose parts start at the byte offsets `starts` (ascending, the
+    /// first 0).
+    fn count(&mut self, counter: &dyn TokenCounter, text: &str, starts: &[usize]) -> Result<usize, PackerError> {
+        if !counter.splits_at_line_starts() {
+            return count(counter, text);
+        }
+        let mut total = 0;
+        let mut piece_start = 0;
+        for &start in starts.iter().skip(1) {
+            if counts_add_up_at(text, start) {
+                total += self.count_piece(counter, &text[piece_start..start])?;
+                piece_start = start;
+            }
+        }
+        Ok(total + self.count_piece(counter, &text[piece_start..])?)
+    }
+
+    fn count_piece(&mut self, counter: &dyn TokenCounter, piece: &str) -> Result<usize, PackerError> {
+        if let Some(&tokens) = self.known.get(piece) {
+            return Ok(tokens);
+        }
+        let tokens = count(counter, piece)?;
+        self.known.insert(piece.to_owned(), tokens);
+        Ok(tokens)
+    }
+}
+
+/// Where each of `parts` starts in `parts.join(delimiter)`.
+fn part_starts(parts: &[String], delimiter: &str) -> Vec<usize> {
+    let mut starts = Vec::with_capacity(parts.len());
+    let mut at = 0;
+    for part in parts {
+        starts.push(at);
+        at += part.len() + delimiter.len();
+    }
+    starts
 }
 
 /// Adds to each contender's cost what the rendering puts around its own tokens: what the template
@@ -250,4 +313,109 @@ pub(super) fn count(counter: &dyn TokenCounter, text: &str) -> Result<usize, Pac
     counter
         .count(text)
         .map_err(|source| PackerError::ContextCount { source })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use rag_core::TokenizerError;
+    use rag_tokens::TiktokenCounter;
+
+    use super::*;
+
+    /// cl100k, metered: how many bytes it was asked to count; `splits` is what it promises.
+    struct Metered {
+        inner: TiktokenCounter,
+        bytes: AtomicUsize,
+        splits: bool,
+    }
+
+    impl Metered {
+        fn new(splits: bool) -> Self {
+            Self {
+                inner: TiktokenCounter::cl100k(),
+                bytes: AtomicUsize::new(0),
+                splits,
+            }
+        }
+
+        fn take_bytes(&self) -> usize {
+            self.bytes.swap(0, Ordering::Relaxed)
+        }
+    }
+
+    impl TokenCounter for Metered {
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+            self.bytes.fetch_add(text.len(), Ordering::Relaxed);
+            self.inner.count(text)
+        }
+
+        fn name(&self) -> &str {
+            self.inner.name()
+        }
+
+        fn splits_at_line_starts(&self) -> bool {
+            self.splits
+        }
+    }
+
+    fn parts(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|&t| t.to_owned()).collect()
+    }
+
+    const DELIMITER: &str = "\n\n";
+
+    fn measure(pieces: &mut PieceCounts, counter: &Metered, parts: &[String]) -> (usize, usize) {
+        let text = parts.join(DELIMITER);
+        let tokens = pieces.count(counter, &text, &part_starts(parts, DELIMITER)).unwrap();
+        assert_eq!(
+            tokens,
+            counter.inner.count(&text).unwrap(),
+            "the sum is the count of {text:?}"
+        );
+        (tokens, counter.take_bytes())
+    }
+
+    #[test]
+    fn a_later_round_counts_only_the_pieces_it_has_not_seen_and_the_sum_stays_exact() {
+        let first = parts(&[
+            "Guide > Setup\nInstall it with pip.",
+            "```sh\npip install ragctl\n```",
+            "  an indented start joins the piece before",
+            "/a slash too",
+            "Last part.",
+        ]);
+        let counter = Metered::new(true);
+        let mut pieces = PieceCounts::default();
+        let whole = first.join(DELIMITER).len();
+        assert_eq!(
+            measure(&mut pieces, &counter, &first).1,
+            whole,
+            "the first round counts it all"
+        );
+
+        let mut second = first.clone();
+        second.insert(0, "A new best part.".to_owned());
+        assert_eq!(
+            measure(&mut pieces, &counter, &second).1,
+            "A new best part.\n\n".len(),
+            "only the new part and its delimiter are counted"
+        );
+        assert_eq!(
+            measure(&mut pieces, &counter, &second).1,
+            0,
+            "a repeated round counts nothing"
+        );
+    }
+
+    #[test]
+    fn a_counter_without_the_promise_counts_the_whole_context_each_round() {
+        let texts = parts(&["First part.", "Second part."]);
+        let counter = Metered::new(false);
+        let mut pieces = PieceCounts::default();
+        let whole = texts.join(DELIMITER).len();
+        assert_eq!(measure(&mut pieces, &counter, &texts).1, whole);
+        assert_eq!(measure(&mut pieces, &counter, &texts).1, whole);
+    }
 }

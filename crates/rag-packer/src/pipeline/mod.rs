@@ -18,7 +18,7 @@ use tracing::field::Empty;
 use self::admit::{Request, admit, admit_borrowed};
 use self::candidates::candidates;
 pub use self::config::{PackerConfig, PackerConfigBuilder};
-use self::context::Rendered;
+use self::context::{PieceCounts, Rendered};
 pub use self::cut::MIN_CUT_TOKENS;
 use self::plan::{Counted, Plan, plan};
 use crate::conflicts::detect_conflicts;
@@ -212,11 +212,12 @@ impl ContextPacker {
     ) -> Result<PackedContext, PackerError> {
         self.traced(ctx, chunks.len(), budget, || {
             let (mut chunks, request) = admit(&self.config, ctx, chunks, budget)?;
+            let mut pieces = PieceCounts::default();
             let mut planned = plan(
                 &self.config,
                 &chunks,
                 candidates(&self.config, &chunks, &request)?,
-                Rendered::new(&self.config, format, &chunks),
+                Rendered::new(&self.config, format, &chunks, &mut pieces),
             )?;
             // Cut to fit: the best left-out chunk's best part joins the candidates, and the context
             // is planned again; kept only if the part made it in.
@@ -228,7 +229,7 @@ impl ContextPacker {
                     &self.config,
                     &chunks,
                     candidates(&self.config, &chunks, &request)?,
-                    Rendered::new(&self.config, format, &chunks),
+                    Rendered::new(&self.config, format, &chunks, &mut pieces),
                 )?;
                 if again.0.packed.contains(&(chunks.len() - 1)) {
                     planned = again;

@@ -63,7 +63,7 @@ pub(super) trait Fit {
 
     /// Arranges and measures the `selected` candidates (indices into `candidates.list`, best
     /// first).
-    fn measure(&self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<Self::Output>, PackerError>;
+    fn measure(&mut self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<Self::Output>, PackerError>;
 
     /// What the fit found that the caller should be told.
     fn note(&self) -> Option<String>;
@@ -90,7 +90,7 @@ impl Fit for Counted<'_> {
         Ok(false)
     }
 
-    fn measure(&self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<()>, PackerError> {
+    fn measure(&mut self, candidates: &Candidates, selected: &[usize]) -> Result<Fitted<()>, PackerError> {
         let in_rank_order: Vec<usize> = selected.iter().map(|&k| candidates.list[k].position).collect();
         let tokens = candidates.pinned_tokens + selected.iter().map(|&k| candidates.list[k].tokens).sum::<usize>();
         Ok(Fitted {
@@ -132,7 +132,7 @@ pub(super) fn plan<F: Fit>(
     let rounds = run_rounds(config, &mut candidates, &contenders, &mut fit, room)?;
     let Round { mut chosen, fitted } = match rounds.fitting {
         Some(fitting) => fitting,
-        None => trim_until_it_fits(&candidates, &contenders, &fit, rounds.last.unwrap_or_default())?,
+        None => trim_until_it_fits(&candidates, &contenders, &mut fit, rounds.last.unwrap_or_default())?,
     };
     chosen.sort_unstable();
     for &s in &chosen {
@@ -224,7 +224,7 @@ fn run_rounds<F: Fit>(
 fn trim_until_it_fits<F: Fit>(
     candidates: &Candidates,
     contenders: &[usize],
-    fit: &F,
+    fit: &mut F,
     mut chosen: Vec<usize>,
 ) -> Result<Round<F::Output>, PackerError> {
     chosen.sort_unstable();

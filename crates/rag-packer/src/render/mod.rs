@@ -158,6 +158,18 @@ impl ContextFormat {
         pinned: &[usize],
         runs: &[MergedRun],
     ) -> Result<(String, Vec<Excerpt>), RenderError> {
+        let (parts, excerpts) = self.render_parts(chunks, pinned, runs)?;
+        Ok((parts.join(&self.delimiter), excerpts))
+    }
+
+    /// [`render`](Self::render) before the join: one rendered part per pinned chunk and per run,
+    /// in order, to be joined by the delimiter.
+    pub(crate) fn render_parts(
+        &self,
+        chunks: &[Chunk],
+        pinned: &[usize],
+        runs: &[MergedRun],
+    ) -> Result<(Vec<String>, Vec<Excerpt>), RenderError> {
         let mut parts: Vec<String> = Vec::with_capacity(pinned.len() + runs.len());
         for &p in pinned {
             parts.push(self.template.render(&chunks[p])?);
@@ -192,7 +204,7 @@ impl ContextFormat {
             excerpts.push(excerpt);
             previous_section = Some(section);
         }
-        Ok((parts.join(&self.delimiter), excerpts))
+        Ok((parts, excerpts))
     }
 }
 
