@@ -423,164 +423,204 @@ impl Walker<'_, '_> {
             return Ok(());
         }
         match (ns, local) {
-            (Ns::W, "p") => {
-                self.containers.push(Container::Para(ParaBuilder {
-                    index: self.paragraphs - 1,
-                    ..ParaBuilder::default()
-                }));
-                if empty {
-                    self.close_para(sink)?;
-                }
-            }
+            (Ns::W, "p") => self.open_para(empty, sink)?,
             (Ns::W, "pPr") => {
                 if let Some(para) = self.para() {
                     para.in_ppr = !empty;
                 }
             }
-            (Ns::W, "pStyle" | "outlineLvl" | "numId" | "ilvl") => {
-                if let Some(para) = self.para().filter(|p| p.in_ppr) {
-                    let value = attribute(element, "val");
-                    match local {
-                        "pStyle" => para.style = value,
-                        "outlineLvl" => para.outline_level = value.and_then(|v| v.parse().ok()),
-                        "numId" => para.num_id = value.and_then(|v| v.parse().ok()),
-                        _ => para.num_level = value.and_then(|v| v.parse().ok()),
-                    }
-                }
-            }
-            (Ns::W, "r") => {
-                if let Some(para) = self.para() {
-                    para.in_run = !empty;
-                    para.run_hidden = false;
-                }
-            }
-            (Ns::W, "rPr") => {
-                if let Some(para) = self.para().filter(|p| p.in_run && !p.in_ppr) {
-                    para.in_run_props = !empty;
-                }
-            }
+            (Ns::W, "pStyle" | "outlineLvl" | "numId" | "ilvl") => self.set_para_property(local, element),
+            (Ns::W, "r") => self.open_run(empty),
+            (Ns::W, "rPr") => self.open_run_props(empty),
             (Ns::W, "vanish" | "webHidden" | "specVanish") => {
                 if let Some(para) = self.para().filter(|p| p.in_run_props) {
                     para.run_hidden |= is_on(element);
                 }
             }
-            (Ns::W, "t") | (Ns::Math, "t") => {
-                let hidden = self.para().is_some_and(|p| p.run_hidden);
-                let mode = match self.suppressed(hidden) {
-                    Some(kind) => TextMode::Drop(kind),
-                    None => TextMode::Keep,
-                };
-                if let Some(para) = self.para().filter(|_| !empty) {
-                    para.text_mode = Some(mode);
-                }
-            }
-            (Ns::W, "delText" | "delInstrText") => {
-                if let Some(para) = self.para().filter(|_| !empty) {
-                    para.text_mode = Some(TextMode::Drop("deleted"));
-                }
-            }
-            (Ns::W, "instrText") => {
-                if let Some(para) = self.para().filter(|_| !empty) {
-                    para.text_mode = Some(TextMode::Instruction);
-                }
-            }
+            (Ns::W, "t") | (Ns::Math, "t") => self.open_text(empty),
+            (Ns::W, "delText" | "delInstrText") => self.set_text_mode(empty, TextMode::Drop("deleted")),
+            (Ns::W, "instrText") => self.set_text_mode(empty, TextMode::Instruction),
             (Ns::W, "tab" | "ptab") => self.run_text("\t"),
             (Ns::W, "br" | "cr") => self.run_text("\n"),
             (Ns::W, "noBreakHyphen") => self.run_text("-"),
-            (Ns::W, "sym") => {
-                let font = attribute(element, "font");
-                match attribute(element, "char").and_then(|code| symbol_char(font.as_deref(), &code)) {
-                    Some(ch) => self.run_text(ch.encode_utf8(&mut [0; 4])),
-                    None => *self.account.dropped.entry("symbol").or_default() += 1,
-                }
-            }
+            (Ns::W, "sym") => self.symbol(element),
             (Ns::W, "fldChar") => self.field_char(attribute(element, "fldCharType").as_deref()),
-            (Ns::W, "fldSimple") => {
-                let kind = classify_field(&attribute(element, "instr").unwrap_or_default());
-                self.begin_field_result(kind);
-                if empty {
-                    self.end_field();
-                }
-            }
-            (Ns::W, "hyperlink") => {
-                let anchor = attribute(element, "anchor").filter(|a| !a.is_empty());
-                let target = attribute(element, "id")
-                    .and_then(|id| self.ctx.relationships.get(&id))
-                    .filter(|rel| rel.external)
-                    .map(|rel| match &anchor {
-                        Some(anchor) => format!("{}#{anchor}", rel.target),
-                        None => rel.target.clone(),
-                    });
-                let role = self.role();
-                if let Some(para) = self.para().filter(|_| !empty) {
-                    let target = target.filter(|_| role_takes_links(role));
-                    para.links.push((para.text.len(), target));
-                }
-            }
+            (Ns::W, "fldSimple") => self.open_simple_field(element, empty),
+            (Ns::W, "hyperlink") => self.open_hyperlink(element, empty),
             (Ns::W, "del" | "moveFrom") if !empty => self.deleted += 1,
-            (Ns::W, "footnoteReference" | "endnoteReference") => {
-                let id = attribute(element, "id").and_then(|id| id.parse::<i64>().ok());
-                let hidden = self.para().is_some_and(|p| p.run_hidden);
-                if let Some(id) = id
-                    && self.suppressed(hidden).is_none()
-                {
-                    let note = if local == "footnoteReference" {
-                        NoteRef::Footnote(id)
-                    } else {
-                        NoteRef::Endnote(id)
-                    };
-                    let role = self.role();
-                    if let Some(para) = self.para() {
-                        if role_takes_links(role) {
-                            para.text.push_str(&note.label());
-                        }
-                        para.notes.push(note);
-                    }
-                }
-            }
-            (Ns::W, "footnote" | "endnote") => {
-                let kind = attribute(element, "type");
-                let id = attribute(element, "id").and_then(|id| id.parse::<i64>().ok());
-                match (self.ctx.notes_kind, id, kind.as_deref()) {
-                    (Some(note_of), Some(id), None | Some("normal")) if !empty => sink.begin_note(note_of(id)),
-                    // Separators and continuation notices are the lines Word draws above notes.
-                    _ if !empty => self.skip_from = Some(depth),
-                    _ => {}
-                }
-            }
-            (Ns::W, "tbl") => {
-                self.containers.push(Container::Table(Table::default()));
-                if empty {
-                    self.close_table(sink)?;
-                }
-            }
+            (Ns::W, "footnoteReference" | "endnoteReference") => self.note_reference(local, element),
+            (Ns::W, "footnote" | "endnote") => self.open_note(element, depth, empty, sink),
+            (Ns::W, "tbl") => self.open_table(empty, sink)?,
             (Ns::W, "tr") => {
                 if let Some(table) = self.table() {
                     table.rows.push(Vec::new());
                 }
             }
-            (Ns::W, "tc") => {
-                if let Some(table) = self.table() {
-                    if table.rows.is_empty() {
-                        table.rows.push(Vec::new());
-                    }
-                    if let Some(row) = table.rows.last_mut() {
-                        row.push(Cell {
-                            paras: Vec::new(),
-                            span: 1,
-                        });
-                    }
-                }
-            }
-            (Ns::W, "gridSpan") => {
-                let span = attribute(element, "val").and_then(|v| v.parse::<usize>().ok());
-                if let (Some(table), Some(span)) = (self.table(), span) {
-                    table.current_cell().span = span.clamp(1, MAX_GRID_SPAN);
-                }
-            }
+            (Ns::W, "tc") => self.open_cell(),
+            (Ns::W, "gridSpan") => self.set_grid_span(element),
             _ => {}
         }
         Ok(())
+    }
+
+    /// A `w:p` starts (and ends at once when it is empty), numbered by its position in the part.
+    fn open_para(&mut self, empty: bool, sink: &mut dyn Sink) -> Result<(), ParseError> {
+        self.containers.push(Container::Para(ParaBuilder {
+            index: self.paragraphs - 1,
+            ..ParaBuilder::default()
+        }));
+        if empty {
+            self.close_para(sink)?;
+        }
+        Ok(())
+    }
+
+    /// A property of the paragraph's own `w:pPr`: its style, outline level or list.
+    fn set_para_property(&mut self, local: &str, element: &BytesStart<'_>) {
+        if let Some(para) = self.para().filter(|p| p.in_ppr) {
+            let value = attribute(element, "val");
+            match local {
+                "pStyle" => para.style = value,
+                "outlineLvl" => para.outline_level = value.and_then(|v| v.parse().ok()),
+                "numId" => para.num_id = value.and_then(|v| v.parse().ok()),
+                _ => para.num_level = value.and_then(|v| v.parse().ok()),
+            }
+        }
+    }
+
+    /// A `w:r`: a run starts, not hidden until its properties say so.
+    fn open_run(&mut self, empty: bool) {
+        if let Some(para) = self.para() {
+            para.in_run = !empty;
+            para.run_hidden = false;
+        }
+    }
+
+    /// A run's own `w:rPr` (not the paragraph mark's, inside `w:pPr`).
+    fn open_run_props(&mut self, empty: bool) {
+        if let Some(para) = self.para().filter(|p| p.in_run && !p.in_ppr) {
+            para.in_run_props = !empty;
+        }
+    }
+
+    /// A `w:t`: its text is kept, or left out as what suppresses it now.
+    fn open_text(&mut self, empty: bool) {
+        let hidden = self.para().is_some_and(|p| p.run_hidden);
+        let mode = match self.suppressed(hidden) {
+            Some(kind) => TextMode::Drop(kind),
+            None => TextMode::Keep,
+        };
+        self.set_text_mode(empty, mode);
+    }
+
+    /// Where the text of the element that starts goes, unless it is empty.
+    fn set_text_mode(&mut self, empty: bool, mode: TextMode) {
+        if let Some(para) = self.para().filter(|_| !empty) {
+            para.text_mode = Some(mode);
+        }
+    }
+
+    /// A `w:sym`: the character of a symbol font, or a symbol left out when it has none.
+    fn symbol(&mut self, element: &BytesStart<'_>) {
+        let font = attribute(element, "font");
+        match attribute(element, "char").and_then(|code| symbol_char(font.as_deref(), &code)) {
+            Some(ch) => self.run_text(ch.encode_utf8(&mut [0; 4])),
+            None => *self.account.dropped.entry("symbol").or_default() += 1,
+        }
+    }
+
+    /// A `w:fldSimple`: its instruction is an attribute, its content the result.
+    fn open_simple_field(&mut self, element: &BytesStart<'_>, empty: bool) {
+        let kind = classify_field(&attribute(element, "instr").unwrap_or_default());
+        self.begin_field_result(kind);
+        if empty {
+            self.end_field();
+        }
+    }
+
+    /// A `w:hyperlink`: its text starts here; its target is written when it is an external one
+    /// (with the anchor in it) and the paragraph takes links.
+    fn open_hyperlink(&mut self, element: &BytesStart<'_>, empty: bool) {
+        let anchor = attribute(element, "anchor").filter(|a| !a.is_empty());
+        let target = attribute(element, "id")
+            .and_then(|id| self.ctx.relationships.get(&id))
+            .filter(|rel| rel.external)
+            .map(|rel| match &anchor {
+                Some(anchor) => format!("{}#{anchor}", rel.target),
+                None => rel.target.clone(),
+            });
+        let role = self.role();
+        if let Some(para) = self.para().filter(|_| !empty) {
+            let target = target.filter(|_| role_takes_links(role));
+            para.links.push((para.text.len(), target));
+        }
+    }
+
+    /// A `w:footnoteReference` or `w:endnoteReference` that is not left out: the note is cited,
+    /// and labelled in the text where the paragraph takes links.
+    fn note_reference(&mut self, local: &str, element: &BytesStart<'_>) {
+        let id = attribute(element, "id").and_then(|id| id.parse::<i64>().ok());
+        let hidden = self.para().is_some_and(|p| p.run_hidden);
+        if let Some(id) = id
+            && self.suppressed(hidden).is_none()
+        {
+            let note = if local == "footnoteReference" {
+                NoteRef::Footnote(id)
+            } else {
+                NoteRef::Endnote(id)
+            };
+            let role = self.role();
+            if let Some(para) = self.para() {
+                if role_takes_links(role) {
+                    para.text.push_str(&note.label());
+                }
+                para.notes.push(note);
+            }
+        }
+    }
+
+    /// A `w:footnote` or `w:endnote`: a normal note of a notes part starts a note of the sink;
+    /// any other is skipped.
+    fn open_note(&mut self, element: &BytesStart<'_>, depth: usize, empty: bool, sink: &mut dyn Sink) {
+        let kind = attribute(element, "type");
+        let id = attribute(element, "id").and_then(|id| id.parse::<i64>().ok());
+        match (self.ctx.notes_kind, id, kind.as_deref()) {
+            (Some(note_of), Some(id), None | Some("normal")) if !empty => sink.begin_note(note_of(id)),
+            // Separators and continuation notices are the lines Word draws above notes.
+            _ if !empty => self.skip_from = Some(depth),
+            _ => {}
+        }
+    }
+
+    fn open_table(&mut self, empty: bool, sink: &mut dyn Sink) -> Result<(), ParseError> {
+        self.containers.push(Container::Table(Table::default()));
+        if empty {
+            self.close_table(sink)?;
+        }
+        Ok(())
+    }
+
+    /// A `w:tc`: a new cell of the last row (a row is made for a cell outside any).
+    fn open_cell(&mut self) {
+        if let Some(table) = self.table() {
+            if table.rows.is_empty() {
+                table.rows.push(Vec::new());
+            }
+            if let Some(row) = table.rows.last_mut() {
+                row.push(Cell {
+                    paras: Vec::new(),
+                    span: 1,
+                });
+            }
+        }
+    }
+
+    /// A `w:gridSpan`: the columns the current cell spans, within [`MAX_GRID_SPAN`].
+    fn set_grid_span(&mut self, element: &BytesStart<'_>) {
+        let span = attribute(element, "val").and_then(|v| v.parse::<usize>().ok());
+        if let (Some(table), Some(span)) = (self.table(), span) {
+            table.current_cell().span = span.clamp(1, MAX_GRID_SPAN);
+        }
     }
 
     fn close(&mut self, ns: Ns, local: &str, depth: usize, sink: &mut dyn Sink) -> Result<(), ParseError> {

@@ -22,6 +22,11 @@ mod symbol_font;
 #[cfg(feature = "docx")]
 mod xml;
 
+#[cfg(feature = "docx")]
+use std::collections::BTreeSet;
+
+#[cfg(feature = "docx")]
+use rag_core::Rendition;
 use rag_core::{ParseError, ParsedDocument, RequestContext, SourceBytes};
 
 /// The most decompressed bytes of parts the parser reads from one file (document, styles,
@@ -100,127 +105,199 @@ fn format_bytes(bytes: u64) -> String {
 }
 
 #[cfg(feature = "docx")]
+use body::{NoteOf, NoteRef, Notes, PartContext, Rendering, walk_part};
+#[cfg(feature = "docx")]
+use package::{Package, Relationships};
+#[cfg(feature = "docx")]
+use styles::{Numbering, Styles};
+
+#[cfg(feature = "docx")]
 fn parse_docx(_ctx: &RequestContext, source: SourceBytes<'_>) -> Result<ParsedDocument, ParseError> {
-    use std::collections::BTreeSet;
+    let mut reader = DocxReader::open(source.source_uri, source.bytes)?;
+    reader.read_notes()?;
+    reader.read_body()?;
+    reader.count_unread_entries();
+    Ok(reader.into_document(&source))
+}
 
-    use body::{NoteOf, NoteRef, Notes, PartContext, Rendering, walk_part};
-    use package::Package;
-    use rag_core::Rendition;
-    use styles::{Numbering, Styles};
+/// A Word file being read: its package, the main document part with its relationships, the
+/// styles and numbering the text parts use, and the rendition written so far.
+#[cfg(feature = "docx")]
+struct DocxReader<'a> {
+    source_uri: &'a str,
+    package: Package<'a>,
+    main: String,
+    relationships: Relationships,
+    styles: Styles,
+    numbering: Numbering,
+    rendering: Rendering,
+    /// Parts read for their structure, not their text: counted as the package's machinery.
+    structure_bytes: u64,
+    /// Link targets written into the rendition are bounded by the size of the text parts, so a
+    /// long target cited by many tiny links cannot multiply the output.
+    url_budget: usize,
+}
 
-    let source_uri = source.source_uri;
-    let mut package = Package::open(source_uri, source.bytes)?;
-    let package_relationships = package.relationships("")?;
-    let main = match package_relationships.part_of_kind("officeDocument") {
-        Some(part) if package.has_part(part) => part.to_owned(),
-        _ if package.has_part("word/document.xml") => "word/document.xml".to_owned(),
-        _ => return Err(package.no_document()),
-    };
-    let relationships = package.relationships(&main)?;
-    let mut rendering = Rendering::new(source_uri);
-    // Parts read for their structure, not their text: counted as the package's machinery.
-    let mut structure_bytes = 0u64;
-
-    let read_structure = |package: &mut Package<'_>, kind: &str| -> Result<Option<(String, String)>, ParseError> {
-        let Some(part) = relationships.part_of_kind(kind).map(str::to_owned) else {
-            return Ok(None);
+#[cfg(feature = "docx")]
+impl<'a> DocxReader<'a> {
+    /// Opens the package and reads what the text parts need: the main part's relationships, its
+    /// styles and its numbering.
+    fn open(source_uri: &'a str, bytes: &'a [u8]) -> Result<Self, ParseError> {
+        let mut package = Package::open(source_uri, bytes)?;
+        let package_relationships = package.relationships("")?;
+        let main = main_part(&package, &package_relationships)?;
+        let relationships = package.relationships(&main)?;
+        let mut structure_bytes = 0u64;
+        let styles = match read_structure(&mut package, &relationships, "styles")? {
+            Some((part, xml)) => {
+                structure_bytes += xml.len() as u64;
+                Styles::parse(source_uri, &part, &xml)?
+            }
+            None => Styles::default(),
         };
-        Ok(package.read_part(&part)?.map(|xml| (part, xml)))
-    };
-    let styles = match read_structure(&mut package, "styles")? {
-        Some((part, xml)) => {
-            structure_bytes += xml.len() as u64;
-            Styles::parse(source_uri, &part, &xml)?
-        }
-        None => Styles::default(),
-    };
-    let mut numbering = match read_structure(&mut package, "numbering")? {
-        Some((part, xml)) => {
-            structure_bytes += xml.len() as u64;
-            Numbering::parse(source_uri, &part, &xml)?
-        }
-        None => Numbering::default(),
-    };
-    // Link targets written into the rendition are bounded by the size of the text parts, so a
-    // long target cited by many tiny links cannot multiply the output.
-    let mut url_budget = 0usize;
-
-    let note_parts: [(&str, NoteOf); 2] = [("footnotes", NoteRef::Footnote), ("endnotes", NoteRef::Endnote)];
-    for (kind, note_of) in note_parts {
-        let Some((part, xml)) = read_structure(&mut package, kind)? else {
-            continue;
+        let numbering = match read_structure(&mut package, &relationships, "numbering")? {
+            Some((part, xml)) => {
+                structure_bytes += xml.len() as u64;
+                Numbering::parse(source_uri, &part, &xml)?
+            }
+            None => Numbering::default(),
         };
-        let part_relationships = package.relationships(&part)?;
-        url_budget += xml.len();
-        let mut notes = Notes::default();
-        let ctx = PartContext {
-            styles: &styles,
-            numbering: &mut numbering,
-            relationships: &part_relationships,
-            notes_kind: Some(note_of),
-            url_budget: &mut url_budget,
-        };
-        let account = walk_part(source_uri, &part, &xml, ctx, &mut notes)?;
-        rendering.account(xml.len(), account);
-        rendering.add_notes(&part, notes);
+        Ok(Self {
+            source_uri,
+            package,
+            main,
+            relationships,
+            styles,
+            numbering,
+            rendering: Rendering::new(source_uri),
+            structure_bytes,
+            url_budget: 0,
+        })
     }
 
-    let xml = package.read_part(&main)?.ok_or_else(|| package.no_document())?;
-    url_budget += xml.len();
-    let ctx = PartContext {
-        styles: &styles,
-        numbering: &mut numbering,
-        relationships: &relationships,
-        notes_kind: None,
-        url_budget: &mut url_budget,
-    };
-    let account = walk_part(source_uri, &main, &xml, ctx, &mut rendering)?;
-    rendering.account(xml.len(), account);
-    drop(xml);
-    rendering.finish()?;
+    /// Reads the footnotes and the endnotes, which the body's references place.
+    fn read_notes(&mut self) -> Result<(), ParseError> {
+        let note_parts: [(&str, NoteOf); 2] = [("footnotes", NoteRef::Footnote), ("endnotes", NoteRef::Endnote)];
+        for (kind, note_of) in note_parts {
+            let Some((part, xml)) = read_structure(&mut self.package, &self.relationships, kind)? else {
+                continue;
+            };
+            let part_relationships = self.package.relationships(&part)?;
+            self.url_budget += xml.len();
+            let mut notes = Notes::default();
+            let ctx = PartContext {
+                styles: &self.styles,
+                numbering: &mut self.numbering,
+                relationships: &part_relationships,
+                notes_kind: Some(note_of),
+                url_budget: &mut self.url_budget,
+            };
+            let account = walk_part(self.source_uri, &part, &xml, ctx, &mut notes)?;
+            self.rendering.account(xml.len(), account);
+            self.rendering.add_notes(&part, notes);
+        }
+        Ok(())
+    }
 
-    // What the rendition leaves out of the rest of the package, as the archive declares it.
-    let furniture: BTreeSet<String> = ["header", "footer"]
+    /// Reads the main document part into the rendition and writes what is still pending.
+    fn read_body(&mut self) -> Result<(), ParseError> {
+        let xml = self
+            .package
+            .read_part(&self.main)?
+            .ok_or_else(|| self.package.no_document())?;
+        self.url_budget += xml.len();
+        let ctx = PartContext {
+            styles: &self.styles,
+            numbering: &mut self.numbering,
+            relationships: &self.relationships,
+            notes_kind: None,
+            url_budget: &mut self.url_budget,
+        };
+        let account = walk_part(self.source_uri, &self.main, &xml, ctx, &mut self.rendering)?;
+        self.rendering.account(xml.len(), account);
+        drop(xml);
+        self.rendering.finish()
+    }
+
+    /// Counts what the rendition leaves out of the rest of the package, as the archive declares
+    /// it, and the parts read for their structure.
+    fn count_unread_entries(&mut self) {
+        let furniture: BTreeSet<String> = ["header", "footer"]
+            .iter()
+            .flat_map(|kind| self.relationships.parts_of_kind(kind))
+            .map(str::to_lowercase)
+            .collect();
+        let comments: BTreeSet<String> = [
+            "comments",
+            "commentsExtended",
+            "commentsIds",
+            "commentsExtensible",
+            "people",
+        ]
         .iter()
-        .flat_map(|kind| relationships.parts_of_kind(kind))
+        .flat_map(|kind| self.relationships.parts_of_kind(kind))
         .map(str::to_lowercase)
         .collect();
-    let comments: BTreeSet<String> = [
-        "comments",
-        "commentsExtended",
-        "commentsIds",
-        "commentsExtensible",
-        "people",
-    ]
-    .iter()
-    .flat_map(|kind| relationships.parts_of_kind(kind))
-    .map(str::to_lowercase)
-    .collect();
-    for (name, size) in package.unread_entries() {
-        let lower = name.to_lowercase();
-        let kind = if furniture.contains(&lower) {
-            "page_furniture"
-        } else if comments.contains(&lower) {
-            "comment"
-        } else if lower.starts_with("word/media/") || lower.starts_with("word/embeddings/") {
-            "media"
-        } else {
-            "package"
-        };
-        rendering.leave_out(kind, size);
+        for (name, size) in self.package.unread_entries() {
+            let kind = unread_entry_kind(&name.to_lowercase(), &furniture, &comments);
+            self.rendering.leave_out(kind, size);
+        }
+        let package_bytes = self.structure_bytes + self.package.relationship_bytes();
+        self.rendering.leave_out("package", package_bytes);
     }
-    rendering.leave_out("package", structure_bytes + package.relationship_bytes());
 
-    let text = std::mem::take(&mut rendering.text);
-    let blocks = super::finish_blocks(&text, std::mem::take(&mut rendering.blocks));
-    let mut rendition = Rendition::new("docx", Some(source.bytes.len()));
-    rendition.source_map = std::mem::take(&mut rendering.source_map);
-    for (kind, bytes) in &rendering.left_out {
-        rendition.leave_out(kind, usize::try_from(*bytes).unwrap_or(usize::MAX));
+    /// The parsed document: the rendition's text and blocks, its source map and what it left out.
+    fn into_document(self, source: &SourceBytes<'_>) -> ParsedDocument {
+        let mut rendering = self.rendering;
+        let text = std::mem::take(&mut rendering.text);
+        let blocks = super::finish_blocks(&text, std::mem::take(&mut rendering.blocks));
+        let mut rendition = Rendition::new("docx", Some(source.bytes.len()));
+        rendition.source_map = std::mem::take(&mut rendering.source_map);
+        for (kind, bytes) in &rendering.left_out {
+            rendition.leave_out(kind, usize::try_from(*bytes).unwrap_or(usize::MAX));
+        }
+        ParsedDocument {
+            document: super::document(source, text),
+            blocks,
+            rendition: Some(rendition),
+        }
     }
-    Ok(ParsedDocument {
-        document: super::document(&source, text),
-        blocks,
-        rendition: Some(rendition),
-    })
+}
+
+/// The main document part: the one `_rels/.rels` names, else `word/document.xml`.
+#[cfg(feature = "docx")]
+fn main_part(package: &Package<'_>, package_relationships: &Relationships) -> Result<String, ParseError> {
+    match package_relationships.part_of_kind("officeDocument") {
+        Some(part) if package.has_part(part) => Ok(part.to_owned()),
+        _ if package.has_part("word/document.xml") => Ok("word/document.xml".to_owned()),
+        _ => Err(package.no_document()),
+    }
+}
+
+/// The name and text of the part of relationship `kind` of the main part, when it has one.
+#[cfg(feature = "docx")]
+fn read_structure(
+    package: &mut Package<'_>,
+    relationships: &Relationships,
+    kind: &str,
+) -> Result<Option<(String, String)>, ParseError> {
+    let Some(part) = relationships.part_of_kind(kind).map(str::to_owned) else {
+        return Ok(None);
+    };
+    Ok(package.read_part(&part)?.map(|xml| (part, xml)))
+}
+
+/// What a zip entry the rendition did not read is left out as, by its lower-cased name: page
+/// furniture (headers, footers), comments, media, or the package's machinery.
+#[cfg(feature = "docx")]
+fn unread_entry_kind(lower_name: &str, furniture: &BTreeSet<String>, comments: &BTreeSet<String>) -> &'static str {
+    if furniture.contains(lower_name) {
+        "page_furniture"
+    } else if comments.contains(lower_name) {
+        "comment"
+    } else if lower_name.starts_with("word/media/") || lower_name.starts_with("word/embeddings/") {
+        "media"
+    } else {
+        "package"
+    }
 }

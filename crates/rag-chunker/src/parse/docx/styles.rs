@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use quick_xml::events::Event;
+use quick_xml::events::{BytesStart, Event};
 use rag_core::ParseError;
 
 use super::xml::{Ns, PartReader, attribute};
@@ -259,105 +259,119 @@ pub(super) enum Marker {
     Number(u32),
 }
 
+/// `word/numbering.xml` being read: the definitions finished so far and the ones being read.
+#[derive(Debug, Default)]
+struct NumberingReader {
+    numbering: Numbering,
+    abstract_num: Option<(u32, AbstractNum)>,
+    num: Option<(u32, Num)>,
+    /// The level being read (`w:lvl`, in an abstract numbering or a level override).
+    level: Option<(usize, Level)>,
+    override_level: Option<usize>,
+}
+
+impl NumberingReader {
+    /// A `w:` element starts; `self_closing` when it is empty (`<w:lvl/>` defines nothing).
+    fn start(&mut self, element: &BytesStart<'_>, self_closing: bool) {
+        let val = || attribute(element, "val");
+        let number = |name: &str| attribute(element, name).and_then(|v| v.parse::<u32>().ok());
+        match element.local_name().as_ref() {
+            "abstractNum" => {
+                if let Some(id) = number("abstractNumId") {
+                    self.abstract_num = Some((id, AbstractNum::default()));
+                }
+            }
+            "num" => {
+                if let Some(id) = number("numId") {
+                    self.num = Some((id, Num::default()));
+                }
+            }
+            "abstractNumId" => {
+                if let Some((_, num)) = self.num.as_mut() {
+                    num.abstract_id = number("val");
+                }
+            }
+            "lvlOverride" if !self_closing => {
+                self.override_level = number("ilvl").map(|l| l as usize).filter(|&l| l < LIST_LEVELS);
+            }
+            "startOverride" => {
+                if let (Some((_, num)), Some(l)) = (self.num.as_mut(), self.override_level) {
+                    num.start_overrides[l] = number("val");
+                }
+            }
+            "lvl" if !self_closing => {
+                let index = number("ilvl").map(|l| l as usize).filter(|&l| l < LIST_LEVELS);
+                self.level = index.map(|index| (index, Level::default()));
+            }
+            "start" => {
+                if let (Some((_, level)), Some(start)) = (self.level.as_mut(), number("val")) {
+                    level.start = start;
+                }
+            }
+            "numFmt" => {
+                if let Some((_, level)) = self.level.as_mut() {
+                    level.ordered = !matches!(val().as_deref(), Some("bullet" | "none") | None);
+                }
+            }
+            "numStyleLink" => {
+                if let Some((_, a)) = self.abstract_num.as_mut() {
+                    a.num_style_link = val();
+                }
+            }
+            "styleLink" => {
+                if let Some((_, a)) = self.abstract_num.as_mut() {
+                    a.style_link = val();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A `w:` element ends: a finished level goes to the override or abstract numbering it is in,
+    /// a finished definition into the numbering (the first of an id wins).
+    fn end(&mut self, local: &str) {
+        match local {
+            "lvl" => {
+                if let Some((index, finished)) = self.level.take() {
+                    if let Some((_, num)) = self.num.as_mut() {
+                        num.level_overrides[index] = Some(finished);
+                    } else if let Some((_, a)) = self.abstract_num.as_mut() {
+                        a.levels[index] = finished;
+                    }
+                }
+            }
+            "lvlOverride" => self.override_level = None,
+            "abstractNum" => {
+                if let Some((id, finished)) = self.abstract_num.take() {
+                    self.numbering.abstracts.entry(id).or_insert(finished);
+                }
+            }
+            "num" => {
+                if let Some((id, finished)) = self.num.take() {
+                    self.numbering.nums.entry(id).or_insert(finished);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Numbering {
     /// Reads `word/numbering.xml`.
     pub(super) fn parse(source_uri: &str, part: &str, xml: &str) -> Result<Self, ParseError> {
         let mut reader = PartReader::new(source_uri, part, xml);
-        let mut numbering = Numbering::default();
-        let mut abstract_num: Option<(u32, AbstractNum)> = None;
-        let mut num: Option<(u32, Num)> = None;
-        // The level being read (`w:lvl`, in an abstract numbering or a level override).
-        let mut level: Option<(usize, Level)> = None;
-        let mut override_level: Option<usize> = None;
+        let mut definitions = NumberingReader::default();
         loop {
             let (ns, event) = reader.next()?;
             match event {
-                event @ (Event::Start(_) | Event::Empty(_)) if ns == Ns::W => {
-                    let self_closing = matches!(event, Event::Empty(_));
-                    let (Event::Start(element) | Event::Empty(element)) = event else {
-                        continue;
-                    };
-                    let val = || attribute(&element, "val");
-                    let number = |name: &str| attribute(&element, name).and_then(|v| v.parse::<u32>().ok());
-                    match element.local_name().as_ref() {
-                        "abstractNum" => {
-                            if let Some(id) = number("abstractNumId") {
-                                abstract_num = Some((id, AbstractNum::default()));
-                            }
-                        }
-                        "num" => {
-                            if let Some(id) = number("numId") {
-                                num = Some((id, Num::default()));
-                            }
-                        }
-                        "abstractNumId" => {
-                            if let Some((_, num)) = num.as_mut() {
-                                num.abstract_id = number("val");
-                            }
-                        }
-                        "lvlOverride" if !self_closing => {
-                            override_level = number("ilvl").map(|l| l as usize).filter(|&l| l < LIST_LEVELS);
-                        }
-                        "startOverride" => {
-                            if let (Some((_, num)), Some(l)) = (num.as_mut(), override_level) {
-                                num.start_overrides[l] = number("val");
-                            }
-                        }
-                        "lvl" if !self_closing => {
-                            let index = number("ilvl").map(|l| l as usize).filter(|&l| l < LIST_LEVELS);
-                            level = index.map(|index| (index, Level::default()));
-                        }
-                        "start" => {
-                            if let (Some((_, level)), Some(start)) = (level.as_mut(), number("val")) {
-                                level.start = start;
-                            }
-                        }
-                        "numFmt" => {
-                            if let Some((_, level)) = level.as_mut() {
-                                level.ordered = !matches!(val().as_deref(), Some("bullet" | "none") | None);
-                            }
-                        }
-                        "numStyleLink" => {
-                            if let Some((_, a)) = abstract_num.as_mut() {
-                                a.num_style_link = val();
-                            }
-                        }
-                        "styleLink" => {
-                            if let Some((_, a)) = abstract_num.as_mut() {
-                                a.style_link = val();
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                Event::End(element) if ns == Ns::W => match element.local_name().as_ref() {
-                    "lvl" => {
-                        if let Some((index, finished)) = level.take() {
-                            if let Some((_, num)) = num.as_mut() {
-                                num.level_overrides[index] = Some(finished);
-                            } else if let Some((_, a)) = abstract_num.as_mut() {
-                                a.levels[index] = finished;
-                            }
-                        }
-                    }
-                    "lvlOverride" => override_level = None,
-                    "abstractNum" => {
-                        if let Some((id, finished)) = abstract_num.take() {
-                            numbering.abstracts.entry(id).or_insert(finished);
-                        }
-                    }
-                    "num" => {
-                        if let Some((id, finished)) = num.take() {
-                            numbering.nums.entry(id).or_insert(finished);
-                        }
-                    }
-                    _ => {}
-                },
+                Event::Start(element) if ns == Ns::W => definitions.start(&element, false),
+                Event::Empty(element) if ns == Ns::W => definitions.start(&element, true),
+                Event::End(element) if ns == Ns::W => definitions.end(element.local_name().as_ref()),
                 Event::Eof => break,
                 _ => {}
             }
         }
-        Ok(numbering)
+        Ok(definitions.numbering)
     }
 
     /// The level definition of `list`, following a `w:numStyleLink` once.

@@ -195,6 +195,40 @@ fn is_flow(name: &str) -> bool {
     )
 }
 
+/// The kind an HTML element is left out as, by its name alone: scripts, styles, templates, the
+/// head, embedded content and form controls.
+fn skipped_kind(name: &str) -> Option<&'static str> {
+    match name {
+        "script" | "noscript" => Some("script"),
+        "style" => Some("style"),
+        "template" => Some("template"),
+        "head" => Some("head"),
+        "iframe" | "object" | "embed" | "canvas" | "video" | "audio" | "map" | "frameset" => Some("embedded"),
+        "button" | "select" | "textarea" | "datalist" | "input" | "option" | "optgroup" => Some("form"),
+        _ => None,
+    }
+}
+
+/// The role of an element inside a flat context (a table cell, a heading): line breaks and inline
+/// markers stay, every block element only breaks the flow.
+fn flat_role(name: &str) -> Role {
+    match name {
+        "br" => Role::LineBreak,
+        "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
+        "strong" | "b" => Role::Marked("**"),
+        _ if is_flow(name)
+            || heading_level(name).is_some()
+            || matches!(
+                name,
+                "li" | "ul" | "ol" | "pre" | "table" | "tr" | "td" | "th" | "blockquote" | "caption" | "figcaption"
+            ) =>
+        {
+            Role::Flow
+        }
+        _ => Role::Inline,
+    }
+}
+
 impl Writer<'_> {
     fn in_context(&self, wanted: impl Fn(&Context) -> bool) -> bool {
         self.contexts.iter().any(wanted)
@@ -218,18 +252,8 @@ impl Writer<'_> {
             // SVG and MathML: pictures and formulas, not prose.
             return Role::Skip("embedded");
         }
-        match name {
-            "script" | "noscript" => return Role::Skip("script"),
-            "style" => return Role::Skip("style"),
-            "template" => return Role::Skip("template"),
-            "head" => return Role::Skip("head"),
-            "iframe" | "object" | "embed" | "canvas" | "video" | "audio" | "map" | "frameset" => {
-                return Role::Skip("embedded");
-            }
-            "button" | "select" | "textarea" | "datalist" | "input" | "option" | "optgroup" => {
-                return Role::Skip("form");
-            }
-            _ => {}
+        if let Some(kind) = skipped_kind(name) {
+            return Role::Skip(kind);
         }
         if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
             return Role::Skip("hidden");
@@ -241,30 +265,7 @@ impl Writer<'_> {
             return if name == "br" { Role::LineBreak } else { Role::Inline };
         }
         if self.flat() {
-            return match name {
-                "br" => Role::LineBreak,
-                "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
-                "strong" | "b" => Role::Marked("**"),
-                _ if is_flow(name)
-                    || heading_level(name).is_some()
-                    || matches!(
-                        name,
-                        "li" | "ul"
-                            | "ol"
-                            | "pre"
-                            | "table"
-                            | "tr"
-                            | "td"
-                            | "th"
-                            | "blockquote"
-                            | "caption"
-                            | "figcaption"
-                    ) =>
-                {
-                    Role::Flow
-                }
-                _ => Role::Inline,
-            };
+            return flat_role(name);
         }
         if let Some(level) = heading_level(name) {
             return if self.in_context(|c| matches!(c, Context::Item)) {
@@ -273,6 +274,13 @@ impl Writer<'_> {
                 Role::Heading(level)
             };
         }
+        self.block_role(id, name)
+    }
+
+    /// The role of an element outside flat and preformatted contexts, once it is known to be
+    /// neither left out nor a heading: containers by the context they are in (a row only in a data
+    /// table, a cell only in a row), inline elements by their marker.
+    fn block_role(&self, id: NodeId, name: &str) -> Role {
         match name {
             "ul" | "menu" | "dir" => Role::List { ordered: false },
             "ol" => Role::List { ordered: true },
@@ -381,19 +389,10 @@ impl Writer<'_> {
 
     /// Enters `id`; `None` when its children are not to be walked.
     fn enter(&mut self, id: NodeId) -> Option<Exit> {
-        let node = &self.tree.nodes[id];
-        match &node.data {
+        match &self.tree.nodes[id].data {
             NodeData::Text { text, pieces } => {
-                let source = match (pieces.first(), pieces.last()) {
-                    (Some(first), Some(last)) => (first.source.0, last.source.1),
-                    _ => return None,
-                };
-                if self.chrome.is(id) {
-                    self.out.left_out.push(("chrome", source));
-                } else if self.raw() {
-                    self.write_raw(text, source);
-                } else {
-                    self.write_inline(text, source);
+                if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
+                    self.enter_text(id, text, (first.source.0, last.source.1));
                 }
                 return None;
             }
@@ -409,130 +408,162 @@ impl Writer<'_> {
         match role {
             Role::Skip(kind) => {
                 self.leave_out(id, kind);
-                None
+                return None;
             }
-            Role::Inline => Some(Exit::Nothing),
+            Role::Inline => return Some(Exit::Nothing),
             Role::LineBreak => {
-                if self.raw() {
-                    self.write_raw("\n", (0, 0));
-                } else if self.flat() {
-                    self.want_space();
-                } else if self.has_content() {
-                    self.pending_break = true;
-                }
-                None
-            }
-            Role::Marked(marker) => {
-                let marker = if marker == "`" {
-                    match self.longest_backticks(id) {
-                        0 => "`",
-                        1 => "``",
-                        _ => "```",
-                    }
-                } else {
-                    marker
-                };
-                self.markers.push(Marker {
-                    text: marker,
-                    written_in: None,
-                });
-                Some(Exit::End(role))
+                self.line_break();
+                return None;
             }
             Role::Flow => {
                 self.flow_break();
-                Some(Exit::Break)
+                return Some(Exit::Break);
             }
-            Role::Heading(level) => {
-                self.close_block();
-                let marker = "#".repeat(usize::from(level));
-                self.start_block(BlockType::Heading, HeadingLevel::new(level), &format!("{marker} "));
-                self.contexts.push(Context::Flat);
-                Some(Exit::End(role))
-            }
-            Role::List { ordered } => {
-                self.close_block();
-                let start = if ordered {
-                    node.attr("start")
-                        .and_then(|s| s.trim().parse::<u64>().ok())
-                        .unwrap_or(1)
-                } else {
-                    1
-                };
-                self.contexts.push(Context::List { ordered, next: start });
-                Some(Exit::End(role))
-            }
-            Role::Item => {
-                self.close_block();
-                let marker = match self
-                    .contexts
-                    .iter_mut()
-                    .rev()
-                    .find(|c| matches!(c, Context::List { .. }))
-                {
-                    Some(Context::List { ordered: true, next }) => {
-                        let marker = format!("{next}. ");
-                        *next += 1;
-                        marker
-                    }
-                    _ => "- ".to_owned(),
-                };
-                self.start_block(BlockType::ListItem, None, &marker);
-                self.contexts.push(Context::Item);
-                self.push_prefix("  ");
-                Some(Exit::End(role))
-            }
-            Role::Quote => {
-                self.close_block();
-                if self.quote.is_none() {
-                    // The whole quote is one block: it starts with its first line's marker.
-                    let before = self.out.text.len();
-                    self.separate(BlockType::Quote);
-                    self.quote = Some((before, self.out.text.len()));
-                }
-                self.contexts.push(Context::Quote);
-                self.push_prefix("> ");
-                Some(Exit::End(role))
-            }
-            Role::Pre => {
-                self.close_block();
-                let fence = "`".repeat((self.longest_backticks(id) + 1).max(3));
-                let language = self.language(id);
-                self.start_block(BlockType::Code, None, &format!("{fence}{language}"));
-                // The fence line is content: a code block of only a fence still shows it was code.
-                self.out.text.push('\n');
-                self.out.text.push_str(&self.prefix);
-                self.contexts.push(Context::Pre);
-                Some(Exit::End(role))
-            }
+            Role::Marked(marker) => self.open_marker(id, marker),
+            Role::Heading(level) => self.open_heading(level),
+            Role::List { ordered } => self.open_list(id, ordered),
+            Role::Item => self.open_item(),
+            Role::Quote => self.open_quote(),
+            Role::Pre => self.open_pre(id),
             Role::Table => {
                 self.close_block();
                 self.contexts.push(Context::Table { rows: 0 });
-                Some(Exit::End(role))
             }
-            Role::Row => {
-                self.close_block();
-                let header = matches!(self.contexts.last(), Some(Context::Table { rows: 0 }));
-                self.start_block(BlockType::TableRow, None, "|");
-                self.mark_content();
-                self.contexts.push(Context::Row { cells: 0, header });
-                Some(Exit::End(role))
-            }
-            Role::Cell => {
-                if let Some(Context::Row { cells, .. }) = self.contexts.last_mut() {
-                    *cells += 1;
-                }
-                self.out.text.push(' ');
-                self.pending_space = false;
-                self.contexts.push(Context::Flat);
-                Some(Exit::End(role))
-            }
+            Role::Row => self.open_row(),
+            Role::Cell => self.open_cell(),
             Role::Typed(block_type) => {
                 self.close_block();
                 self.contexts.push(Context::Typed(block_type));
                 self.contexts.push(Context::Flat);
-                Some(Exit::End(role))
             }
         }
+        Some(Exit::End(role))
+    }
+
+    /// A text node, whose text comes from `source`: left out as chrome, or written as it is
+    /// (preformatted) or as inline text.
+    fn enter_text(&mut self, id: NodeId, text: &str, source: (usize, usize)) {
+        if self.chrome.is(id) {
+            self.out.left_out.push(("chrome", source));
+        } else if self.raw() {
+            self.write_raw(text, source);
+        } else {
+            self.write_inline(text, source);
+        }
+    }
+
+    /// A `br`: a line of preformatted text ends, a flat context gets a space, a block a line break.
+    fn line_break(&mut self) {
+        if self.raw() {
+            self.write_raw("\n", (0, 0));
+        } else if self.flat() {
+            self.want_space();
+        } else if self.has_content() {
+            self.pending_break = true;
+        }
+    }
+
+    /// An inline element wrapped in `marker`; inline code gets a marker longer than the longest
+    /// run of backticks in it.
+    fn open_marker(&mut self, id: NodeId, marker: &'static str) {
+        let marker = if marker == "`" {
+            match self.longest_backticks(id) {
+                0 => "`",
+                1 => "``",
+                _ => "```",
+            }
+        } else {
+            marker
+        };
+        self.markers.push(Marker {
+            text: marker,
+            written_in: None,
+        });
+    }
+
+    fn open_heading(&mut self, level: u8) {
+        self.close_block();
+        let marker = "#".repeat(usize::from(level));
+        self.start_block(BlockType::Heading, HeadingLevel::new(level), &format!("{marker} "));
+        self.contexts.push(Context::Flat);
+    }
+
+    /// A list: an ordered one numbers its items from its `start` attribute, else from 1.
+    fn open_list(&mut self, id: NodeId, ordered: bool) {
+        self.close_block();
+        let start = if ordered {
+            self.tree.nodes[id]
+                .attr("start")
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .unwrap_or(1)
+        } else {
+            1
+        };
+        self.contexts.push(Context::List { ordered, next: start });
+    }
+
+    /// A list item: its marker is the next number of the nearest ordered list, else a bullet.
+    fn open_item(&mut self) {
+        self.close_block();
+        let marker = match self
+            .contexts
+            .iter_mut()
+            .rev()
+            .find(|c| matches!(c, Context::List { .. }))
+        {
+            Some(Context::List { ordered: true, next }) => {
+                let marker = format!("{next}. ");
+                *next += 1;
+                marker
+            }
+            _ => "- ".to_owned(),
+        };
+        self.start_block(BlockType::ListItem, None, &marker);
+        self.contexts.push(Context::Item);
+        self.push_prefix("  ");
+    }
+
+    fn open_quote(&mut self) {
+        self.close_block();
+        if self.quote.is_none() {
+            // The whole quote is one block: it starts with its first line's marker.
+            let before = self.out.text.len();
+            self.separate(BlockType::Quote);
+            self.quote = Some((before, self.out.text.len()));
+        }
+        self.contexts.push(Context::Quote);
+        self.push_prefix("> ");
+    }
+
+    /// Preformatted text: a code block fenced with more backticks than it holds in a row, with
+    /// the language the page names for it.
+    fn open_pre(&mut self, id: NodeId) {
+        self.close_block();
+        let fence = "`".repeat((self.longest_backticks(id) + 1).max(3));
+        let language = self.language(id);
+        self.start_block(BlockType::Code, None, &format!("{fence}{language}"));
+        // The fence line is content: a code block of only a fence still shows it was code.
+        self.out.text.push('\n');
+        self.out.text.push_str(&self.prefix);
+        self.contexts.push(Context::Pre);
+    }
+
+    /// A row of a data table; the table's first row is its header.
+    fn open_row(&mut self) {
+        self.close_block();
+        let header = matches!(self.contexts.last(), Some(Context::Table { rows: 0 }));
+        self.start_block(BlockType::TableRow, None, "|");
+        self.mark_content();
+        self.contexts.push(Context::Row { cells: 0, header });
+    }
+
+    fn open_cell(&mut self) {
+        if let Some(Context::Row { cells, .. }) = self.contexts.last_mut() {
+            *cells += 1;
+        }
+        self.out.text.push(' ');
+        self.pending_space = false;
+        self.contexts.push(Context::Flat);
     }
 
     fn exit(&mut self, _id: NodeId, exit: Exit) {
@@ -545,19 +576,12 @@ impl Writer<'_> {
             Exit::End(role) => role,
         };
         match role {
-            Role::Marked(_) => {
-                if let Some(marker) = self.markers.pop()
-                    && marker.written_in.is_some()
-                    && marker.written_in == self.open.as_ref().map(|o| o.serial)
-                {
-                    self.out.text.push_str(marker.text);
-                }
-            }
+            Role::Marked(_) => self.close_marker(),
             Role::Heading(_) => {
                 self.contexts.pop();
                 self.close_block();
             }
-            Role::List { .. } => {
+            Role::List { .. } | Role::Table => {
                 self.close_block();
                 self.contexts.pop();
             }
@@ -566,69 +590,9 @@ impl Writer<'_> {
                 self.pop_prefix();
                 self.contexts.pop();
             }
-            Role::Quote => {
-                self.close_block();
-                self.pop_prefix();
-                self.contexts.pop();
-                if !self.in_context(|c| matches!(c, Context::Quote))
-                    && let Some((before, start)) = self.quote.take()
-                {
-                    let end = self.out.text.len();
-                    if self.out.text[start..end]
-                        .trim_start_matches(['>', ' ', '\n'])
-                        .is_empty()
-                    {
-                        self.out.text.truncate(before);
-                    } else {
-                        self.out
-                            .blocks
-                            .push(Block::new(BlockType::Quote, Span::new(start, end)));
-                        self.last_closed = Some(BlockType::Quote);
-                    }
-                }
-            }
-            Role::Pre => {
-                self.contexts.pop();
-                let line_end = format!("\n{}", self.prefix);
-                if self.out.text.ends_with(&line_end) {
-                    // The line break before `</pre>` ends the last line; the fence follows it.
-                    let cut = self.out.text.len() - line_end.len();
-                    self.out.text.truncate(cut);
-                    self.trim_mapped(cut);
-                }
-                let fence = self.open.as_ref().map_or(String::new(), |open| {
-                    self.out.text[open.start..].chars().take_while(|&c| c == '`').collect()
-                });
-                self.out.text.push('\n');
-                self.out.text.push_str(&self.prefix);
-                self.out.text.push_str(&fence);
-                self.close_block();
-            }
-            Role::Table => {
-                self.close_block();
-                self.contexts.pop();
-            }
-            Role::Row => {
-                let (cells, header) = match self.contexts.pop() {
-                    Some(Context::Row { cells, header }) => (cells, header),
-                    _ => (0, false),
-                };
-                if cells == 0 {
-                    self.out.text.push_str(" |");
-                }
-                if header {
-                    self.out.text.push('\n');
-                    self.out.text.push_str(&self.prefix);
-                    self.out.text.push('|');
-                    for _ in 0..cells.max(1) {
-                        self.out.text.push_str(" --- |");
-                    }
-                }
-                self.close_block();
-                if let Some(Context::Table { rows }) = self.contexts.last_mut() {
-                    *rows += 1;
-                }
-            }
+            Role::Quote => self.close_quote(),
+            Role::Pre => self.close_pre(),
+            Role::Row => self.close_row(),
             Role::Cell => {
                 self.contexts.pop();
                 self.out.text.push_str(" |");
@@ -640,6 +604,82 @@ impl Writer<'_> {
                 self.close_block();
             }
             Role::Skip(_) | Role::Inline | Role::LineBreak | Role::Flow => {}
+        }
+    }
+
+    /// The end of an inline marker: written when its opening was written in the open block.
+    fn close_marker(&mut self) {
+        if let Some(marker) = self.markers.pop()
+            && marker.written_in.is_some()
+            && marker.written_in == self.open.as_ref().map(|o| o.serial)
+        {
+            self.out.text.push_str(marker.text);
+        }
+    }
+
+    /// The end of a quote; the end of the outermost one writes the whole quote as one block, or
+    /// removes it when it holds nothing but its markers.
+    fn close_quote(&mut self) {
+        self.close_block();
+        self.pop_prefix();
+        self.contexts.pop();
+        if !self.in_context(|c| matches!(c, Context::Quote))
+            && let Some((before, start)) = self.quote.take()
+        {
+            let end = self.out.text.len();
+            if self.out.text[start..end]
+                .trim_start_matches(['>', ' ', '\n'])
+                .is_empty()
+            {
+                self.out.text.truncate(before);
+            } else {
+                self.out
+                    .blocks
+                    .push(Block::new(BlockType::Quote, Span::new(start, end)));
+                self.last_closed = Some(BlockType::Quote);
+            }
+        }
+    }
+
+    /// The end of preformatted text: the closing fence, as long as the opening one.
+    fn close_pre(&mut self) {
+        self.contexts.pop();
+        let line_end = format!("\n{}", self.prefix);
+        if self.out.text.ends_with(&line_end) {
+            // The line break before `</pre>` ends the last line; the fence follows it.
+            let cut = self.out.text.len() - line_end.len();
+            self.out.text.truncate(cut);
+            self.trim_mapped(cut);
+        }
+        let fence = self.open.as_ref().map_or(String::new(), |open| {
+            self.out.text[open.start..].chars().take_while(|&c| c == '`').collect()
+        });
+        self.out.text.push('\n');
+        self.out.text.push_str(&self.prefix);
+        self.out.text.push_str(&fence);
+        self.close_block();
+    }
+
+    /// The end of a table row: an empty row still gets a cell, the header row its delimiter row.
+    fn close_row(&mut self) {
+        let (cells, header) = match self.contexts.pop() {
+            Some(Context::Row { cells, header }) => (cells, header),
+            _ => (0, false),
+        };
+        if cells == 0 {
+            self.out.text.push_str(" |");
+        }
+        if header {
+            self.out.text.push('\n');
+            self.out.text.push_str(&self.prefix);
+            self.out.text.push('|');
+            for _ in 0..cells.max(1) {
+                self.out.text.push_str(" --- |");
+            }
+        }
+        self.close_block();
+        if let Some(Context::Table { rows }) = self.contexts.last_mut() {
+            *rows += 1;
         }
     }
 

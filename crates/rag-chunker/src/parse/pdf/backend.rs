@@ -332,134 +332,190 @@ struct Pending {
     style: Option<(bool, bool)>,
 }
 
+/// What the operators of one content stream change as they run: the graphics state, the states
+/// `q` saved, the text matrix and the text line matrix.
+struct StreamState {
+    state: State,
+    saved: Vec<State>,
+    tm: Matrix,
+    tlm: Matrix,
+}
+
+impl StreamState {
+    fn new(base: Matrix) -> Self {
+        StreamState {
+            state: State {
+                ctm: base,
+                ..State::default()
+            },
+            saved: Vec::new(),
+            tm: IDENTITY,
+            tlm: IDENTITY,
+        }
+    }
+
+    /// Moves the text line matrix by `(tx, ty)` and starts the line there (`Td`, `TD`, `T*`).
+    fn move_line(&mut self, tx: f64, ty: f64) {
+        self.tlm = multiply(&[1.0, 0.0, 0.0, 1.0, tx, ty], &self.tlm);
+        self.tm = self.tlm;
+    }
+
+    /// Applies an operator that only changes the graphics or text state; `false` for any other.
+    fn apply_state_operator(&mut self, operator: &str, operands: &[Object]) -> bool {
+        let num = |i: usize| operand_number(operands, i);
+        let state = &mut self.state;
+        match operator {
+            // Deeper saves than this are not real pages; the state is simply not saved.
+            "q" if self.saved.len() < 1024 => self.saved.push(state.clone()),
+            "Q" => {
+                if let Some(saved) = self.saved.pop() {
+                    *state = saved;
+                }
+            }
+            "cm" => {
+                if let Some(m) = matrix_of(operands) {
+                    state.ctm = multiply(&m, &state.ctm);
+                }
+            }
+            "BT" => {
+                self.tm = IDENTITY;
+                self.tlm = IDENTITY;
+            }
+            "Tc" => state.char_spacing = num(0).unwrap_or(0.0),
+            "Tw" => state.word_spacing = num(0).unwrap_or(0.0),
+            "Tz" => state.horizontal_scale = num(0).unwrap_or(100.0) / 100.0,
+            "TL" => state.leading = num(0).unwrap_or(0.0),
+            "Ts" => state.rise = num(0).unwrap_or(0.0),
+            "Td" | "TD" => {
+                let (tx, ty) = (num(0).unwrap_or(0.0), num(1).unwrap_or(0.0));
+                if operator == "TD" {
+                    state.leading = -ty;
+                }
+                self.move_line(tx, ty);
+            }
+            "Tm" => {
+                if let Some(m) = matrix_of(operands) {
+                    self.tlm = m;
+                    self.tm = m;
+                }
+            }
+            "T*" => {
+                let leading = state.leading;
+                self.move_line(0.0, -leading);
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// Operand `i` as a finite number.
+fn operand_number(operands: &[Object], i: usize) -> Option<f64> {
+    operands
+        .get(i)
+        .and_then(|o| o.as_float().ok())
+        .map(f64::from)
+        .filter(|v| v.is_finite())
+}
+
 impl Interpreter<'_> {
     fn run(&mut self, content: &[u8], resources: &[Dictionary], base: Matrix) -> Result<(), ParseError> {
-        let mut state = State {
-            ctm: base,
-            ..State::default()
-        };
-        let mut stack: Vec<State> = Vec::new();
-        let mut tm = IDENTITY;
-        let mut tlm = IDENTITY;
+        let mut stream = StreamState::new(base);
         for operation in Content::decode_iter(content) {
             // A content stream that stops parsing part-way keeps what was read before.
             let Ok(operation) = operation else { break };
-            self.operations += 1;
-            if self.operations > self.limits.max_operations_per_page {
-                return Err(ParseError::LimitExceeded {
-                    source_uri: self.uri.to_owned(),
-                    what: format!("the content operators of page {}", self.page),
-                    limit: format!("{} operators", self.limits.max_operations_per_page),
-                });
-            }
+            self.count_operation()?;
             let Operation { operator, operands } = operation;
-            let num = |i: usize| {
-                operands
-                    .get(i)
-                    .and_then(|o| o.as_float().ok())
-                    .map(f64::from)
-                    .filter(|v| v.is_finite())
-            };
+            if stream.apply_state_operator(&operator, &operands) {
+                continue;
+            }
             match operator.as_str() {
-                // Deeper saves than this are not real pages; the state is simply not saved.
-                "q" if stack.len() < 1024 => stack.push(state.clone()),
-                "Q" => {
-                    if let Some(saved) = stack.pop() {
-                        state = saved;
-                    }
-                }
-                "cm" => {
-                    if let Some(m) = matrix_of(&operands) {
-                        state.ctm = multiply(&m, &state.ctm);
-                    }
-                }
-                "BT" => {
-                    tm = IDENTITY;
-                    tlm = IDENTITY;
-                }
                 "Tf" => {
-                    state.size = num(1).unwrap_or(state.size);
-                    state.font = operands
-                        .first()
-                        .and_then(|o| o.as_name().ok())
-                        .and_then(|name| resource(self.doc, resources, b"Font", name))
-                        .and_then(|font| self.fonts.font(self.doc, font, self.limits.max_stream_bytes));
+                    let state = &mut stream.state;
+                    state.size = operand_number(&operands, 1).unwrap_or(state.size);
+                    state.font = self.font_named(resources, &operands);
                 }
-                "Tc" => state.char_spacing = num(0).unwrap_or(0.0),
-                "Tw" => state.word_spacing = num(0).unwrap_or(0.0),
-                "Tz" => state.horizontal_scale = num(0).unwrap_or(100.0) / 100.0,
-                "TL" => state.leading = num(0).unwrap_or(0.0),
-                "Ts" => state.rise = num(0).unwrap_or(0.0),
-                "Td" | "TD" => {
-                    let (tx, ty) = (num(0).unwrap_or(0.0), num(1).unwrap_or(0.0));
-                    if operator == "TD" {
-                        state.leading = -ty;
-                    }
-                    tlm = multiply(&[1.0, 0.0, 0.0, 1.0, tx, ty], &tlm);
-                    tm = tlm;
-                }
-                "Tm" => {
-                    if let Some(m) = matrix_of(&operands) {
-                        tlm = m;
-                        tm = m;
-                    }
-                }
-                "T*" => {
-                    tlm = multiply(&[1.0, 0.0, 0.0, 1.0, 0.0, -state.leading], &tlm);
-                    tm = tlm;
-                }
-                "Tj" | "'" | "\"" => {
-                    if operator != "Tj" {
-                        if operator == "\"" {
-                            state.word_spacing = num(0).unwrap_or(state.word_spacing);
-                            state.char_spacing = num(1).unwrap_or(state.char_spacing);
-                        }
-                        tlm = multiply(&[1.0, 0.0, 0.0, 1.0, 0.0, -state.leading], &tlm);
-                        tm = tlm;
-                    }
-                    if let Some(bytes) = operands.last().and_then(|o| o.as_str().ok()) {
-                        let mut pending = Pending::new();
-                        self.show(&state, &mut tm, bytes, &mut pending);
-                        self.flush(&mut pending);
-                    }
-                }
-                "TJ" => {
-                    let Some(items) = operands.first().and_then(|o| o.as_array().ok()) else {
-                        continue;
-                    };
-                    let mut pending = Pending::new();
-                    for item in items {
-                        match item {
-                            Object::String(bytes, _) => self.show(&state, &mut tm, bytes, &mut pending),
-                            Object::Integer(_) | Object::Real(_) => {
-                                let kern = item.as_float().map(f64::from).unwrap_or(0.0);
-                                if !kern.is_finite() {
-                                    continue;
-                                }
-                                let tx = -kern / 1000.0 * state.size * state.horizontal_scale;
-                                tm = multiply(&[1.0, 0.0, 0.0, 1.0, tx, 0.0], &tm);
-                                let em = -kern / 1000.0;
-                                if em > KERN_GAP_EM {
-                                    self.flush(&mut pending);
-                                } else if em > KERN_SPACE_EM && !pending.text.is_empty() && !pending.text.ends_with(' ')
-                                {
-                                    pending.text.push(' ');
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    self.flush(&mut pending);
-                }
+                "Tj" | "'" | "\"" => self.show_string(&mut stream, &operator, &operands),
+                "TJ" => self.show_array(&mut stream, &operands),
                 "Do" => {
                     if let Some(name) = operands.first().and_then(|o| o.as_name().ok()) {
-                        self.draw_form(resources, name, &state)?;
+                        self.draw_form(resources, name, &stream.state)?;
                     }
                 }
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// Counts one operator against [`PdfLimits::max_operations_per_page`].
+    fn count_operation(&mut self) -> Result<(), ParseError> {
+        self.operations += 1;
+        if self.operations > self.limits.max_operations_per_page {
+            return Err(ParseError::LimitExceeded {
+                source_uri: self.uri.to_owned(),
+                what: format!("the content operators of page {}", self.page),
+                limit: format!("{} operators", self.limits.max_operations_per_page),
+            });
+        }
+        Ok(())
+    }
+
+    /// The font a `Tf` names (its first operand) in the resources, read once per font object.
+    fn font_named(&mut self, resources: &[Dictionary], operands: &[Object]) -> Option<Rc<Font>> {
+        operands
+            .first()
+            .and_then(|o| o.as_name().ok())
+            .and_then(|name| resource(self.doc, resources, b"Font", name))
+            .and_then(|font| self.fonts.font(self.doc, font, self.limits.max_stream_bytes))
+    }
+
+    /// `Tj` shows a string; `'` moves to the next line first, and `"` also sets the word and
+    /// character spacing.
+    fn show_string(&mut self, stream: &mut StreamState, operator: &str, operands: &[Object]) {
+        if operator != "Tj" {
+            if operator == "\"" {
+                let state = &mut stream.state;
+                state.word_spacing = operand_number(operands, 0).unwrap_or(state.word_spacing);
+                state.char_spacing = operand_number(operands, 1).unwrap_or(state.char_spacing);
+            }
+            stream.move_line(0.0, -stream.state.leading);
+        }
+        if let Some(bytes) = operands.last().and_then(|o| o.as_str().ok()) {
+            let mut pending = Pending::new();
+            self.show(&stream.state, &mut stream.tm, bytes, &mut pending);
+            self.flush(&mut pending);
+        }
+    }
+
+    /// `TJ`: strings and kerns; a wide kern reads as a space, a wider one starts a new run.
+    fn show_array(&mut self, stream: &mut StreamState, operands: &[Object]) {
+        let Some(items) = operands.first().and_then(|o| o.as_array().ok()) else {
+            return;
+        };
+        let state = &stream.state;
+        let mut pending = Pending::new();
+        for item in items {
+            match item {
+                Object::String(bytes, _) => self.show(state, &mut stream.tm, bytes, &mut pending),
+                Object::Integer(_) | Object::Real(_) => {
+                    let kern = item.as_float().map(f64::from).unwrap_or(0.0);
+                    if !kern.is_finite() {
+                        continue;
+                    }
+                    let tx = -kern / 1000.0 * state.size * state.horizontal_scale;
+                    stream.tm = multiply(&[1.0, 0.0, 0.0, 1.0, tx, 0.0], &stream.tm);
+                    let em = -kern / 1000.0;
+                    if em > KERN_GAP_EM {
+                        self.flush(&mut pending);
+                    } else if em > KERN_SPACE_EM && !pending.text.is_empty() && !pending.text.ends_with(' ') {
+                        pending.text.push(' ');
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.flush(&mut pending);
     }
 
     /// Draws the form XObject `name`, if it is one, with its own resources and matrix.
