@@ -223,84 +223,16 @@ enum Failure {
 }
 
 pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
-    use clap::CommandFactory as _;
-    // The library's default overlap shrinks with small chunks; an overlap the user chose is
-    // checked as given.
-    let overlap_tokens = args.overlap_tokens.map_or_else(
-        || HeadingAwareChunker::default_overlap_tokens(args.max_tokens as usize),
-        |n| n as usize,
-    );
-    if overlap_tokens >= args.max_tokens as usize {
-        crate::Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                format!(
-                    "--overlap-tokens ({overlap_tokens}) must be smaller than --max-tokens ({})",
-                    args.max_tokens
-                ),
-            )
-            .exit();
-    }
+    let overlap_tokens = checked_overlap_tokens(&args);
     let reads_stdin = args.paths.iter().any(|p| p.as_os_str() == "-");
     if reads_stdin && args.doc_type.is_none() {
-        crate::Cli::command()
-            .error(
-                clap::error::ErrorKind::MissingRequiredArgument,
-                "reading stdin (-) needs --type",
-            )
-            .exit();
+        usage_error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "reading stdin (-) needs --type",
+        );
     }
-
-    let mut failures = 0usize;
-    let walked = expand_inputs(
-        &args.paths,
-        WalkOptions {
-            all_files: args.doc_type.is_some(),
-            ignore_files: !args.no_ignore,
-            hidden: args.hidden,
-        },
-    );
-    for message in &walked.errors {
-        diagnostics::error(message);
-        failures += 1;
-    }
-    for message in &walked.broken_links {
-        diagnostics::warning(message);
-    }
-    report_unsupported(&walked.unsupported, args.verbose);
-    let inputs = walked.inputs;
-
-    let counter = args.tokenizer.counter()?;
-    let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?
-        .with_fold_headings(args.fold_headings);
-    let stdin = reads_stdin.then(|| {
-        crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")
-            .map_err(|err| diagnostics::error_chain(&err))
-    });
-    let settings = Settings {
-        ctx: RequestContext::new(
-            args.tenant.as_str(),
-            Principal {
-                id: "ragctl".into(),
-                acl_labels: Vec::new(),
-            },
-        ),
-        corpus: CorpusId::new(args.corpus),
-        chunker,
-        doc_type: args.doc_type,
-        keep_chrome: args.keep_chrome,
-        format: args.format,
-        name_renditions: inputs.len() > 1,
-        show: args.show,
-        max_input_bytes: args.max_input_bytes,
-        stdin,
-        chunk_progress: chunk_spinner(
-            inputs.len(),
-            std::io::stderr().is_terminal(),
-            std::io::stdout().is_terminal(),
-        ),
-        totals: std::sync::Mutex::new(Totals::default()),
-    };
+    let (inputs, walk_failures) = walk_inputs(&args);
+    let settings = Settings::from_args(args, overlap_tokens, reads_stdin, inputs.len())?;
 
     let progress = progress_bar(
         inputs.len(),
@@ -308,7 +240,11 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         std::io::stdout().is_terminal(),
     );
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut writer = Writer {
+        out: std::io::BufWriter::new(stdout.lock()),
+        progress,
+        failures: walk_failures,
+    };
     // Workers take files in argument order while the input bytes in flight (being chunked or
     // waiting for their turn) stay within `IN_FLIGHT_BYTES`; large files are chunked by the
     // writer, one at a time, so their cost here is nothing.
@@ -323,46 +259,152 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
             budget: IN_FLIGHT_BYTES,
         },
         |input| chunk_input(input, &settings),
-        |result| -> anyhow::Result<()> {
-            let result = match result {
-                Ok(Rendered::Spooled(spool)) => spool
-                    .copy_to(&mut out)
-                    .context("writing to stdout")
-                    .map_err(Failure::Output),
-                Ok(Rendered::Deferred(input)) => chunk_deferred(&input, &settings, &mut out),
-                Err(err) => Err(Failure::File(err)),
-            };
-            match result {
-                Ok(()) => {}
-                Err(Failure::Output(err)) => return Err(err),
-                Err(Failure::File(err)) => {
-                    // Keep stdout and stderr in order for a person watching both.
-                    out.flush().context("writing to stdout")?;
-                    // Library errors name the file (path, document id or source uri) themselves.
-                    progress.suspend(|| diagnostics::error(&diagnostics::error_chain(&err)));
-                    failures += 1;
-                }
-            }
-            progress.inc(1);
-            Ok(())
-        },
+        |result| writer.write(result, &settings),
     )?;
     settings.chunk_progress.finish_and_clear();
-    if settings.format == ChunkFormat::Text && inputs.len() > 1 {
-        let totals = *settings
-            .totals
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        out.write_all(totals.line(failures).as_bytes())
-            .context("writing to stdout")?;
+    writer.finish(&settings, inputs.len())
+}
+
+/// Prints a usage error (with the usage line) and exits, as clap does for its own.
+fn usage_error(kind: clap::error::ErrorKind, message: impl std::fmt::Display) -> ! {
+    use clap::CommandFactory as _;
+    crate::Cli::command().error(kind, message).exit()
+}
+
+/// `--overlap-tokens`, or the library's default for `--max-tokens`; an overlap not below
+/// `--max-tokens` is a usage error.
+fn checked_overlap_tokens(args: &ChunkArgs) -> usize {
+    // The library's default overlap shrinks with small chunks; an overlap the user chose is
+    // checked as given.
+    let overlap_tokens = args.overlap_tokens.map_or_else(
+        || HeadingAwareChunker::default_overlap_tokens(args.max_tokens as usize),
+        |n| n as usize,
+    );
+    if overlap_tokens >= args.max_tokens as usize {
+        usage_error(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!(
+                "--overlap-tokens ({overlap_tokens}) must be smaller than --max-tokens ({})",
+                args.max_tokens
+            ),
+        );
     }
-    out.flush().context("writing to stdout")?;
-    progress.finish_and_clear();
-    Ok(if failures > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    overlap_tokens
+}
+
+/// The inputs the paths name, directories walked; the walk's errors and warnings are reported
+/// here, and the errors counted.
+fn walk_inputs(args: &ChunkArgs) -> (Vec<Input>, usize) {
+    let walked = expand_inputs(
+        &args.paths,
+        WalkOptions {
+            all_files: args.doc_type.is_some(),
+            ignore_files: !args.no_ignore,
+            hidden: args.hidden,
+        },
+    );
+    for message in &walked.errors {
+        diagnostics::error(message);
+    }
+    for message in &walked.broken_links {
+        diagnostics::warning(message);
+    }
+    report_unsupported(&walked.unsupported, args.verbose);
+    (walked.inputs, walked.errors.len())
+}
+
+impl Settings {
+    /// The settings of a run over `files` inputs: the counter and the chunker, and stdin read whole
+    /// when it is an input.
+    fn from_args(args: ChunkArgs, overlap_tokens: usize, reads_stdin: bool, files: usize) -> anyhow::Result<Settings> {
+        let counter = args.tokenizer.counter()?;
+        let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?
+            .with_fold_headings(args.fold_headings);
+        let stdin = reads_stdin.then(|| {
+            crate::input::read_limited(std::io::stdin().lock(), "-", args.max_input_bytes, "--max-input-bytes")
+                .map_err(|err| diagnostics::error_chain(&err))
+        });
+        Ok(Settings {
+            ctx: RequestContext::new(
+                args.tenant.as_str(),
+                Principal {
+                    id: "ragctl".into(),
+                    acl_labels: Vec::new(),
+                },
+            ),
+            corpus: CorpusId::new(args.corpus),
+            chunker,
+            doc_type: args.doc_type,
+            keep_chrome: args.keep_chrome,
+            format: args.format,
+            name_renditions: files > 1,
+            show: args.show,
+            max_input_bytes: args.max_input_bytes,
+            stdin,
+            chunk_progress: chunk_spinner(files, std::io::stderr().is_terminal(), std::io::stdout().is_terminal()),
+            totals: std::sync::Mutex::new(Totals::default()),
+        })
+    }
+}
+
+/// The main thread's part: writes each file's output to stdout in input order, reports the files
+/// that failed and counts them.
+struct Writer {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    /// The bar of files (hidden unless it is drawn, see [`shows_progress`]).
+    progress: ProgressBar,
+    /// Inputs that failed: walk errors, then files.
+    failures: usize,
+}
+
+impl Writer {
+    /// Writes the output of the next file, or reports why it has none; only a failure of stdout
+    /// is an error.
+    fn write(&mut self, result: anyhow::Result<Rendered>, settings: &Settings) -> anyhow::Result<()> {
+        let result = match result {
+            Ok(Rendered::Spooled(spool)) => spool
+                .copy_to(&mut self.out)
+                .context("writing to stdout")
+                .map_err(Failure::Output),
+            Ok(Rendered::Deferred(input)) => chunk_deferred(&input, settings, &mut self.out),
+            Err(err) => Err(Failure::File(err)),
+        };
+        match result {
+            Ok(()) => {}
+            Err(Failure::Output(err)) => return Err(err),
+            Err(Failure::File(err)) => {
+                // Keep stdout and stderr in order for a person watching both.
+                self.out.flush().context("writing to stdout")?;
+                // Library errors name the file (path, document id or source uri) themselves.
+                self.progress
+                    .suspend(|| diagnostics::error(&diagnostics::error_chain(&err)));
+                self.failures += 1;
+            }
+        }
+        self.progress.inc(1);
+        Ok(())
+    }
+
+    /// After the last of `files` inputs: the totals line of a text report of several files, and
+    /// the exit status.
+    fn finish(mut self, settings: &Settings, files: usize) -> anyhow::Result<ExitCode> {
+        if settings.format == ChunkFormat::Text && files > 1 {
+            let totals = *settings
+                .totals
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.out
+                .write_all(totals.line(self.failures).as_bytes())
+                .context("writing to stdout")?;
+        }
+        self.out.flush().context("writing to stdout")?;
+        self.progress.finish_and_clear();
+        Ok(if self.failures > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
 }
 
 /// Says how many files of a directory walk were skipped for their type; `-v` names them.

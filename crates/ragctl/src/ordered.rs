@@ -1,7 +1,7 @@
 //! Parallel work with output in input order and bounded memory.
 
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex, mpsc};
+use std::sync::{Condvar, Mutex, MutexGuard, mpsc};
 
 /// How much work [`for_each_ordered`] may have in flight.
 #[derive(Debug, Clone, Copy)]
@@ -59,62 +59,104 @@ where
     R: Send,
 {
     debug_assert_eq!(items.len(), costs.len());
-    let cost = |i: usize| costs.get(i).copied().unwrap_or(0);
-    let window = limits.window.max(1);
     let threads = limits.threads.max(1);
-    let state = Mutex::new(State {
-        next_claim: 0,
-        handed_over: 0,
-        in_flight: 0,
-        stopped: false,
-        idle: vec![true; threads],
-    });
-    let lock = || state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let changed = Condvar::new();
+    let shared = Shared {
+        items,
+        costs,
+        window: limits.window.max(1),
+        budget: limits.budget,
+        state: Mutex::new(State {
+            next_claim: 0,
+            handed_over: 0,
+            in_flight: 0,
+            stopped: false,
+            idle: vec![true; threads],
+        }),
+        changed: Condvar::new(),
+    };
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
         for worker in 0..threads {
             let tx = tx.clone();
-            let (lock, changed, work) = (&lock, &changed, &work);
-            scope.spawn(move || {
-                loop {
-                    let i = {
-                        let mut s = lock();
-                        loop {
-                            if s.stopped || s.next_claim >= items.len() {
-                                // Leaving, this worker must not hold up a higher one's claim.
-                                s.idle[worker] = false;
-                                changed.notify_all();
-                                return;
-                            }
-                            let i = s.next_claim;
-                            let fits = s.in_flight == 0 || s.in_flight + cost(i) <= limits.budget;
-                            if i < s.handed_over + window && fits && s.claims_next(worker) {
-                                s.next_claim += 1;
-                                s.in_flight += cost(i);
-                                s.idle[worker] = false;
-                                break i;
-                            }
-                            s = changed.wait(s).unwrap_or_else(|poisoned| poisoned.into_inner());
-                        }
-                    };
-                    // The next free worker may have room to claim too.
-                    changed.notify_all();
-                    let result = work(&items[i]);
-                    // Free again before the result can be handed over and make room: the room
-                    // goes to the lowest free worker, which may be this one.
-                    lock().idle[worker] = true;
-                    if tx.send((i, result)).is_err() {
-                        // The sink is gone: it stopped the run, and every worker leaves.
-                        lock().idle[worker] = false;
-                        changed.notify_all();
-                        return;
-                    }
-                }
-            });
+            let (shared, work) = (&shared, &work);
+            scope.spawn(move || shared.work_items(worker, work, tx));
         }
         drop(tx);
+        shared.hand_over_in_order(rx, &mut sink)
+    })
+}
 
+/// What the workers and the sink of one [`for_each_ordered`] run share.
+struct Shared<'a, T> {
+    items: &'a [T],
+    costs: &'a [u64],
+    /// [`Limits::window`], at least 1.
+    window: usize,
+    budget: u64,
+    state: Mutex<State>,
+    /// Signalled on every change of `state` another thread may be waiting for.
+    changed: Condvar,
+}
+
+impl<T> Shared<'_, T> {
+    fn cost(&self, i: usize) -> u64 {
+        self.costs.get(i).copied().unwrap_or(0)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A worker's loop: claims items, works on them and sends the results, until nothing is left
+    /// to claim or the run stops.
+    fn work_items<R>(&self, worker: usize, work: &impl Fn(&T) -> R, tx: mpsc::Sender<(usize, R)>) {
+        while let Some(i) = self.claim(worker) {
+            // The next free worker may have room to claim too.
+            self.changed.notify_all();
+            let result = work(&self.items[i]);
+            // Free again before the result can be handed over and make room: the room
+            // goes to the lowest free worker, which may be this one.
+            self.lock().idle[worker] = true;
+            if tx.send((i, result)).is_err() {
+                // The sink is gone: it stopped the run, and every worker leaves.
+                self.lock().idle[worker] = false;
+                self.changed.notify_all();
+                return;
+            }
+        }
+    }
+
+    /// The next item, claimed by `worker` once it is the free worker to claim and the item fits
+    /// the window and the budget; `None` when no item is left or the run stopped.
+    fn claim(&self, worker: usize) -> Option<usize> {
+        let mut s = self.lock();
+        loop {
+            if s.stopped || s.next_claim >= self.items.len() {
+                // Leaving, this worker must not hold up a higher one's claim.
+                s.idle[worker] = false;
+                self.changed.notify_all();
+                return None;
+            }
+            let i = s.next_claim;
+            let fits = s.in_flight == 0 || s.in_flight + self.cost(i) <= self.budget;
+            if i < s.handed_over + self.window && fits && s.claims_next(worker) {
+                s.next_claim += 1;
+                s.in_flight += self.cost(i);
+                s.idle[worker] = false;
+                return Some(i);
+            }
+            s = self.changed.wait(s).unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+
+    /// The sink's loop, on the calling thread: hands the results to `sink` in item order as they
+    /// arrive, each one freeing its cost and its place in the window; stops the run at the first
+    /// error and returns it.
+    fn hand_over_in_order<R, E>(
+        &self,
+        rx: mpsc::Receiver<(usize, R)>,
+        sink: &mut impl FnMut(R) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut pending = BTreeMap::new();
         let mut next = 0usize;
         let mut result = Ok(());
@@ -122,15 +164,15 @@ where
             pending.insert(i, r);
             while let Some(r) = pending.remove(&next) {
                 let outcome = sink(r);
-                let mut s = lock();
-                s.in_flight -= cost(next);
+                let mut s = self.lock();
+                s.in_flight -= self.cost(next);
                 next += 1;
                 s.handed_over = next;
                 if let Err(err) = outcome {
                     s.stopped = true;
                     result = Err(err);
                 }
-                changed.notify_all();
+                self.changed.notify_all();
                 if result.is_err() {
                     break;
                 }
@@ -142,7 +184,7 @@ where
         // Dropping the receiver makes any worker still sending give up.
         drop(rx);
         result
-    })
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Markdown on `pulldown-cmark`: CommonMark plus tables, footnotes and front matter.
 
+use std::ops::Range;
+
 use pulldown_cmark::{Event, Options, Tag};
 use rag_core::{Block, BlockType, HeadingLevel, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
@@ -98,123 +100,178 @@ pub(crate) fn markdown_blocks(text: &str) -> Vec<Block> {
 /// `prefix_len` bytes (lines put in front of a window to resume a block, see [`segment`]) never
 /// enters a heading's title.
 fn raw_blocks(body: &str, prefix_len: usize, shape: &mut segment::Shape) -> Vec<Block> {
-    let mut raw: Vec<Block> = Vec::new();
-    let mut frames: Vec<Frame> = Vec::new();
-    // Inside a block that is one block as a whole (paragraph, code, quote, ...): how many tags
-    // are open; its inner events are skipped. Counting rather than recursing keeps a 1000-deep
-    // nesting harmless.
-    let mut opaque_depth = 0usize;
-    let mut heading: Option<OpenHeading> = None;
-
+    let mut walk = BlockWalk {
+        raw: Vec::new(),
+        frames: Vec::new(),
+        opaque_depth: 0,
+        heading: None,
+        prefix_len,
+    };
     for (event, range) in pulldown_cmark::Parser::new_ext(body, options()).into_offset_iter() {
-        shape.observe(body, &event, range.clone(), raw.len());
+        shape.observe(body, &event, range.clone(), walk.raw.len());
+        walk.event(event, range);
+    }
+    walk.raw
+}
+
+/// The state of [`raw_blocks`]' walk over pulldown-cmark's events.
+struct BlockWalk {
+    raw: Vec<Block>,
+    frames: Vec<Frame>,
+    /// Inside a block that is one block as a whole (paragraph, code, quote, ...): how many tags
+    /// are open; its inner events are skipped. Counting rather than recursing keeps a 1000-deep
+    /// nesting harmless.
+    opaque_depth: usize,
+    heading: Option<OpenHeading>,
+    prefix_len: usize,
+}
+
+impl BlockWalk {
+    fn event(&mut self, event: Event<'_>, range: Range<usize>) {
+        if self.opaque_depth > 0 {
+            match event {
+                Event::Start(_) => self.opaque_depth += 1,
+                Event::End(_) => self.opaque_depth -= 1,
+                _ => {}
+            }
+            return;
+        }
+        if self.heading.is_some() {
+            self.heading_event(event, range.end);
+            return;
+        }
         let span = Span::new(range.start, range.end);
-        if opaque_depth > 0 {
-            match event {
-                Event::Start(_) => opaque_depth += 1,
-                Event::End(_) => opaque_depth -= 1,
-                _ => {}
-            }
-            continue;
-        }
-        if let Some(open) = heading.as_mut() {
-            match event {
-                Event::Start(_) => open.depth += 1,
-                Event::End(_) if open.depth > 0 => open.depth -= 1,
-                Event::End(_) => {
-                    if let Some(block) = raw.get_mut(open.block) {
-                        block.text = Some(open.title.trim().to_owned());
-                    }
-                    heading = None;
-                }
-                _ if range.end <= prefix_len => {}
-                Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
-                    open.title.push_str(&t);
-                }
-                Event::SoftBreak | Event::HardBreak => open.title.push(' '),
-                _ => {}
-            }
-            continue;
-        }
         match event {
-            Event::Start(tag) => match frames.last_mut() {
+            Event::Start(tag) => match self.frames.last_mut() {
                 Some(Frame::Item { cursor }) => {
-                    if matches!(tag, Tag::List(_)) {
-                        raw.push(Block::new(BlockType::ListItem, Span::new(*cursor, span.start)));
-                        frames.push(Frame::List);
-                    } else {
-                        // Paragraphs, code, quotes (even headings) inside an item are the item's text.
-                        opaque_depth = 1;
-                    }
+                    let cursor = *cursor;
+                    self.start_in_item(&tag, cursor, span);
                 }
                 Some(Frame::Table { head }) => {
-                    match tag {
-                        Tag::TableHead => *head = Some(raw.len()),
-                        Tag::TableRow => {
-                            if let Some(index) = head.take()
-                                && let Some(block) = raw.get_mut(index)
-                            {
-                                block.span.end = span.start;
-                            }
-                        }
-                        _ => {}
-                    }
-                    if matches!(tag, Tag::TableHead | Tag::TableRow) {
-                        raw.push(Block::new(BlockType::TableRow, span));
-                    }
-                    opaque_depth = 1;
+                    start_in_table(&tag, head, &mut self.raw, span);
+                    self.opaque_depth = 1;
                 }
-                Some(Frame::List) | None => match tag {
-                    Tag::Heading { level, .. } => {
-                        let level = HeadingLevel::new(level as u8).unwrap_or(HeadingLevel::H1);
-                        heading = Some(OpenHeading {
-                            block: raw.len(),
-                            depth: 0,
-                            title: String::new(),
-                        });
-                        raw.push(Block::heading(level, "", span));
-                    }
-                    Tag::List(_) => frames.push(Frame::List),
-                    Tag::Item => frames.push(Frame::Item { cursor: span.start }),
-                    Tag::Table(_) => frames.push(Frame::Table { head: None }),
-                    tag => {
-                        let block_type = match tag {
-                            Tag::Paragraph => BlockType::Paragraph,
-                            Tag::CodeBlock(_) => BlockType::Code,
-                            Tag::BlockQuote(_) => BlockType::Quote,
-                            _ => BlockType::Other,
-                        };
-                        raw.push(Block::new(block_type, span));
-                        opaque_depth = 1;
-                    }
-                },
+                Some(Frame::List) | None => self.start_top_level(tag, span),
             },
-            Event::End(_) => match frames.pop() {
-                Some(Frame::Item { cursor }) => {
-                    raw.push(Block::new(BlockType::ListItem, Span::new(cursor, span.end)));
-                }
-                Some(Frame::List) => {
-                    if let Some(Frame::Item { cursor }) = frames.last_mut() {
-                        *cursor = span.end;
-                    }
-                }
-                Some(Frame::Table { head }) => {
-                    if let Some(index) = head
-                        && let Some(block) = raw.get_mut(index)
-                    {
-                        block.span.end = span.end;
-                    }
-                }
-                // The end of a heading or opaque block is consumed above; nothing else is open.
-                None => {}
-            },
+            Event::End(_) => self.end_frame(span),
             // Loose text of a tight list item belongs to the item; cells belong to their row.
-            _ if matches!(frames.last(), Some(Frame::Item { .. } | Frame::Table { .. })) => {}
+            _ if matches!(self.frames.last(), Some(Frame::Item { .. } | Frame::Table { .. })) => {}
             // Rules, block HTML and anything else standing alone.
-            _ => raw.push(Block::new(BlockType::Other, span)),
+            _ => self.raw.push(Block::new(BlockType::Other, span)),
         }
     }
-    raw
+
+    /// An event inside a heading, whose text ends at `end`: inline text goes into its title.
+    fn heading_event(&mut self, event: Event<'_>, end: usize) {
+        let Some(open) = self.heading.as_mut() else {
+            return;
+        };
+        match event {
+            Event::Start(_) => open.depth += 1,
+            Event::End(_) if open.depth > 0 => open.depth -= 1,
+            Event::End(_) => {
+                if let Some(block) = self.raw.get_mut(open.block) {
+                    block.text = Some(open.title.trim().to_owned());
+                }
+                self.heading = None;
+            }
+            _ if end <= self.prefix_len => {}
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                open.title.push_str(&t);
+            }
+            Event::SoftBreak | Event::HardBreak => open.title.push(' '),
+            _ => {}
+        }
+    }
+
+    /// A tag that starts inside a list item whose own text runs from `cursor`: a nested list cuts
+    /// that text.
+    fn start_in_item(&mut self, tag: &Tag<'_>, cursor: usize, span: Span) {
+        if matches!(tag, Tag::List(_)) {
+            self.raw
+                .push(Block::new(BlockType::ListItem, Span::new(cursor, span.start)));
+            self.frames.push(Frame::List);
+        } else {
+            // Paragraphs, code, quotes (even headings) inside an item are the item's text.
+            self.opaque_depth = 1;
+        }
+    }
+
+    /// A tag that starts at the top level or in a list: a heading, a container, or a block that is
+    /// one block as a whole.
+    fn start_top_level(&mut self, tag: Tag<'_>, span: Span) {
+        match tag {
+            Tag::Heading { level, .. } => {
+                let level = HeadingLevel::new(level as u8).unwrap_or(HeadingLevel::H1);
+                self.heading = Some(OpenHeading {
+                    block: self.raw.len(),
+                    depth: 0,
+                    title: String::new(),
+                });
+                self.raw.push(Block::heading(level, "", span));
+            }
+            Tag::List(_) => self.frames.push(Frame::List),
+            Tag::Item => self.frames.push(Frame::Item { cursor: span.start }),
+            Tag::Table(_) => self.frames.push(Frame::Table { head: None }),
+            tag => {
+                self.raw.push(Block::new(opaque_block_type(&tag), span));
+                self.opaque_depth = 1;
+            }
+        }
+    }
+
+    /// The end of the innermost container (list, item, table).
+    fn end_frame(&mut self, span: Span) {
+        match self.frames.pop() {
+            Some(Frame::Item { cursor }) => {
+                self.raw
+                    .push(Block::new(BlockType::ListItem, Span::new(cursor, span.end)));
+            }
+            Some(Frame::List) => {
+                if let Some(Frame::Item { cursor }) = self.frames.last_mut() {
+                    *cursor = span.end;
+                }
+            }
+            Some(Frame::Table { head }) => {
+                if let Some(index) = head
+                    && let Some(block) = self.raw.get_mut(index)
+                {
+                    block.span.end = span.end;
+                }
+            }
+            // The end of a heading or opaque block is consumed above; nothing else is open.
+            None => {}
+        }
+    }
+}
+
+/// A tag that starts inside a table: each row is a block, and the header row's block (`head`)
+/// ends where the first body row starts, so that it covers the delimiter row.
+fn start_in_table(tag: &Tag<'_>, head: &mut Option<usize>, raw: &mut Vec<Block>, span: Span) {
+    match tag {
+        Tag::TableHead => *head = Some(raw.len()),
+        Tag::TableRow => {
+            if let Some(index) = head.take()
+                && let Some(block) = raw.get_mut(index)
+            {
+                block.span.end = span.start;
+            }
+        }
+        _ => {}
+    }
+    if matches!(tag, Tag::TableHead | Tag::TableRow) {
+        raw.push(Block::new(BlockType::TableRow, span));
+    }
+}
+
+/// The type of a block that is one block as a whole, by the tag that starts it.
+fn opaque_block_type(tag: &Tag<'_>) -> BlockType {
+    match tag {
+        Tag::Paragraph => BlockType::Paragraph,
+        Tag::CodeBlock(_) => BlockType::Code,
+        Tag::BlockQuote(_) => BlockType::Quote,
+        _ => BlockType::Other,
+    }
 }
 
 #[cfg(test)]

@@ -34,7 +34,8 @@
 //! footnote in a heading whose definition lies in another window keeps its brackets, and in a
 //! setext heading longer than a window, emphasis or a link that spans a cut keeps its marks.
 
-use std::ops::Range;
+use std::borrow::Cow;
+use std::ops::{ControlFlow, Range};
 
 use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 use rag_core::{Block, BlockType, Span};
@@ -78,65 +79,89 @@ pub(super) struct Stats {
     pub(super) forced_cuts: usize,
 }
 
+impl Stats {
+    /// Counts a parse of `bytes` bytes.
+    fn count_parse(&mut self, bytes: usize) {
+        self.parses += 1;
+        self.parsed_bytes += bytes;
+        self.largest_parse = self.largest_parse.max(bytes);
+    }
+}
+
 /// A prefix longer than this is not copied: the block it would resume is cut by force instead.
 const MAX_PREFIX_BYTES: usize = 64 << 10;
 
 /// The blocks of `text` (finished, see [`finish_blocks`]), parsed a window at a time.
 pub(super) fn markdown_blocks_in_windows(text: &str, windows: Windows) -> Segmented {
-    let bytes = text.as_bytes();
-    let closers = LastClosers::of(bytes);
-    let mut stats = Stats::default();
-    let mut raw: Vec<Block> = Vec::new();
-    let mut start = content_start(text);
-    let mut resumed: Option<Resumed> = None;
-    let mut width = windows.bytes.max(1);
-    // A window end a metadata opener asks for: its closing line, which must be in the window.
-    let mut min_end = 0;
-    // Whether a resumed table's window is parsed after rows that fill in cells (see below).
-    let mut fill_in = false;
-    while start < text.len() {
-        let end = window_end(bytes, start, width).max(min_end).min(text.len());
-        let filler;
-        let prefix = match &resumed {
-            Some(Resumed { table: Some(rows), .. }) if fill_in => {
-                filler = table_prefix(rows);
-                filler.as_str()
-            }
-            Some(resumed) => resumed.prefix.as_str(),
-            None => "",
+    let mut segmenter = Segmenter {
+        text,
+        windows,
+        closers: LastClosers::of(text.as_bytes()),
+        stats: Stats::default(),
+        raw: Vec::new(),
+        start: content_start(text),
+        resumed: None,
+        width: windows.bytes.max(1),
+        min_end: 0,
+        fill_in: false,
+    };
+    while segmenter.start < text.len() {
+        if segmenter.parse_window().is_break() {
+            break;
+        }
+    }
+    Segmented {
+        blocks: finish_blocks(text, segmenter.raw),
+        stats: segmenter.stats,
+    }
+}
+
+/// The walk of [`markdown_blocks_in_windows`] over a text: where the next window starts, what it
+/// resumes, how far it may grow, and the raw blocks so far (in text offsets).
+struct Segmenter<'a> {
+    text: &'a str,
+    windows: Windows,
+    closers: LastClosers,
+    stats: Stats,
+    raw: Vec<Block>,
+    start: usize,
+    resumed: Option<Resumed>,
+    width: usize,
+    /// A window end a metadata opener asks for: its closing line, which must be in the window.
+    min_end: usize,
+    /// Whether a resumed table's window is parsed after rows that fill in cells (see
+    /// [`Segmenter::must_fill_in_cells`]).
+    fill_in: bool,
+}
+
+impl Segmenter<'_> {
+    /// Parses the window at `start` and moves on: past a cut, or to a wider window, or to the same
+    /// window parsed again. Breaks after the text's last window.
+    fn parse_window(&mut self) -> ControlFlow<()> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let (start, end) = (self.start, self.window_end());
+        let (body, prefix_len) = {
+            let prefix = resume_prefix(self.resumed.as_ref(), self.fill_in);
+            (window_body(text, &prefix, start..end), prefix.len())
         };
-        let joined;
-        let body = if prefix.is_empty() {
-            &text[start..end]
-        } else {
-            joined = [prefix, &text[start..end]].concat();
-            joined.as_str()
-        };
-        stats.parses += 1;
-        stats.parsed_bytes += body.len();
-        stats.largest_parse = stats.largest_parse.max(body.len());
-        let mut shape = Shape::new(prefix.len());
-        let window_raw = raw_blocks(body, prefix.len(), &mut shape);
-        // A resumed table whose rows reach pulldown-cmark's limit on filled-in cells: the window
-        // is parsed again after rows that fill in as many cells as the rows before it did.
-        if let Some(Resumed { table: Some(rows), .. }) = &resumed
-            && !fill_in
-            && rows.filled > 0
-            && rows.filled + shape.filled >= FILLED_CELLS_LIMIT
-        {
-            fill_in = true;
-            continue;
+        self.stats.count_parse(body.len());
+        let mut shape = Shape::new(prefix_len);
+        let window_raw = raw_blocks(&body, prefix_len, &mut shape);
+        if self.must_fill_in_cells(&shape) {
+            self.fill_in = true;
+            return ControlFlow::Continue(());
         }
         let window = Window {
             text,
-            body,
+            body: &body,
             start,
             end,
-            prefix_len: prefix.len(),
+            prefix_len,
         };
         if end == text.len() {
-            window.append(window_raw, usize::MAX, &mut raw, resumed.as_ref());
-            break;
+            window.append(window_raw, usize::MAX, &mut self.raw, self.resumed.as_ref());
+            return ControlFlow::Break(());
         }
         // The end of the window's last whole line (a window resumed inside a line may have none).
         let complete_end = if is_line_start(bytes, end) {
@@ -144,50 +169,101 @@ pub(super) fn markdown_blocks_in_windows(text: &str, windows: Windows) -> Segmen
         } else {
             (start..end).rev().find(|&at| is_line_start(bytes, at)).unwrap_or(start)
         };
-        let opener = window.dangling_opener(&shape, complete_end, &closers);
+        let opener = window.dangling_opener(&shape, complete_end, &self.closers);
         if let Some(cut) = window.choose(&shape, complete_end, opener.map(|(line, _)| line)) {
-            let first = window.append(window_raw, cut.keep, &mut raw, resumed.as_ref());
-            resumed = window.resume(&cut, &shape, resumed.take(), first);
-            start = window.to_text(cut.at);
-            // The resumed block ends at the cut until the next window shows how far it goes on.
-            if let Some(block) = resumed
-                .as_ref()
-                .and_then(|r| r.block)
-                .and_then(|index| raw.get_mut(index))
-            {
-                block.span.end = block.span.end.min(start);
-            }
-            width = windows.bytes.max(1);
-            min_end = 0;
-            fill_in = false;
-            continue;
+            self.cut(&window, &cut, &shape, window_raw);
+            return ControlFlow::Continue(());
         }
         // A line that may open a metadata block closed beyond the window holds every cut back:
         // the window runs to that closing line instead.
         if let Some((_, at)) = opener {
-            let closer_end = window.after_closer(at, &closers);
+            let closer_end = window.after_closer(at, &self.closers);
             if closer_end > end {
-                min_end = closer_end;
-                continue;
+                self.min_end = closer_end;
+                return ControlFlow::Continue(());
             }
         }
-        if width < windows.max_bytes {
-            width = width.saturating_mul(2);
-            continue;
+        if self.width < self.windows.max_bytes {
+            self.width = self.width.saturating_mul(2);
+            return ControlFlow::Continue(());
         }
-        let at = window.forced_cut(complete_end);
-        window.append_before(window_raw, at, &mut raw, resumed.as_ref());
-        stats.forced_cuts += 1;
-        tracing::debug!(offset = at, "markdown window cut by force: no cut keeps the blocks");
-        resumed = None;
-        start = at;
-        width = windows.bytes.max(1);
-        min_end = 0;
-        fill_in = false;
+        self.cut_by_force(&window, complete_end, window_raw);
+        ControlFlow::Continue(())
     }
-    Segmented {
-        blocks: finish_blocks(text, raw),
-        stats,
+
+    /// Where the window at `start` ends, as wide as it has grown and reaching any closing line a
+    /// metadata opener asks for.
+    fn window_end(&self) -> usize {
+        window_end(self.text.as_bytes(), self.start, self.width)
+            .max(self.min_end)
+            .min(self.text.len())
+    }
+
+    /// A resumed table whose rows reach pulldown-cmark's limit on filled-in cells: the window
+    /// is parsed again after rows that fill in as many cells as the rows before it did.
+    fn must_fill_in_cells(&self, shape: &Shape) -> bool {
+        matches!(
+            &self.resumed,
+            Some(Resumed { table: Some(rows), .. })
+                if !self.fill_in && rows.filled > 0 && rows.filled + shape.filled >= FILLED_CELLS_LIMIT
+        )
+    }
+
+    /// Keeps the window's blocks before `cut` and starts the next window there, resuming the
+    /// block the cut is inside.
+    fn cut(&mut self, window: &Window<'_>, cut: &Cut, shape: &Shape, window_raw: Vec<Block>) {
+        let first = window.append(window_raw, cut.keep, &mut self.raw, self.resumed.as_ref());
+        self.resumed = window.resume(cut, shape, self.resumed.take(), first);
+        self.start = window.to_text(cut.at);
+        // The resumed block ends at the cut until the next window shows how far it goes on.
+        if let Some(block) = self
+            .resumed
+            .as_ref()
+            .and_then(|r| r.block)
+            .and_then(|index| self.raw.get_mut(index))
+        {
+            block.span.end = block.span.end.min(self.start);
+        }
+        self.reset_width();
+    }
+
+    /// Cuts a window of the largest width that offers no cut keeping the blocks: the rest is
+    /// parsed as a new text.
+    fn cut_by_force(&mut self, window: &Window<'_>, complete_end: usize, window_raw: Vec<Block>) {
+        let at = window.forced_cut(complete_end);
+        window.append_before(window_raw, at, &mut self.raw, self.resumed.as_ref());
+        self.stats.forced_cuts += 1;
+        tracing::debug!(offset = at, "markdown window cut by force: no cut keeps the blocks");
+        self.resumed = None;
+        self.start = at;
+        self.reset_width();
+    }
+
+    /// After a cut, the next window starts at the smallest width, with nothing asked of its end.
+    fn reset_width(&mut self) {
+        self.width = self.windows.bytes.max(1);
+        self.min_end = 0;
+        self.fill_in = false;
+    }
+}
+
+/// The lines a window is parsed after, to resume the block the previous window was cut inside:
+/// for a table past pulldown-cmark's limit on filled-in cells, rows that fill in as many cells
+/// (when `fill_in`), else the resumed state's prefix.
+fn resume_prefix(resumed: Option<&Resumed>, fill_in: bool) -> Cow<'_, str> {
+    match resumed {
+        Some(Resumed { table: Some(rows), .. }) if fill_in => Cow::Owned(table_prefix(rows)),
+        Some(resumed) => Cow::Borrowed(resumed.prefix.as_str()),
+        None => Cow::Borrowed(""),
+    }
+}
+
+/// The text one parse takes: `prefix`, then `text[window]`; copied only when there is a prefix.
+fn window_body<'t>(text: &'t str, prefix: &str, window: Range<usize>) -> Cow<'t, str> {
+    if prefix.is_empty() {
+        Cow::Borrowed(&text[window])
+    } else {
+        Cow::Owned([prefix, &text[window]].concat())
     }
 }
 
