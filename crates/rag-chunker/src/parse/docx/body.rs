@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use quick_xml::events::{BytesStart, Event};
 use rag_core::{Block, BlockType, HeadingLevel, MappedSpan, Origin, ParseError, Span};
 
-use super::package::{Relationships, over_limit};
+use super::package::Relationships;
 use super::styles::{LIST_LEVELS, ListRef, Marker, Numbering, Role, Styles};
 use super::symbol_font::symbol_char;
-use super::xml::{Ns, PartReader, attribute, is_on, resolve_reference};
+use super::xml::{Ns, PartReader, attribute, is_on, over_limit, resolve_reference};
 use super::{MAX_GRID_SPAN, MAX_RENDITION_BYTES, format_bytes};
 
 /// How much of a field's instruction (`HYPERLINK "..."`, `TOC \o`) is kept to classify it.

@@ -8,7 +8,7 @@ use quick_xml::XmlVersion;
 use quick_xml::events::Event;
 use rag_core::ParseError;
 
-use super::xml::PartReader;
+use super::xml::{PartReader, malformed, over_limit};
 use zip::ZipArchive;
 use zip::result::ZipError;
 
@@ -63,23 +63,6 @@ impl Relationships {
             .values()
             .filter(move |rel| !rel.external && rel.kind == kind)
             .map(|rel| rel.target.as_str())
-    }
-}
-
-pub(super) fn malformed(source_uri: &str, message: impl Into<String>) -> ParseError {
-    ParseError::Malformed {
-        source_uri: source_uri.to_owned(),
-        line: None,
-        column: None,
-        message: message.into(),
-    }
-}
-
-pub(super) fn over_limit(source_uri: &str, what: impl Into<String>, limit: impl Into<String>) -> ParseError {
-    ParseError::LimitExceeded {
-        source_uri: source_uri.to_owned(),
-        what: what.into(),
-        limit: limit.into(),
     }
 }
 

@@ -8,7 +8,6 @@ use quick_xml::{NsReader, XmlVersion};
 use rag_core::ParseError;
 
 use super::MAX_XML_DEPTH;
-use super::package::{malformed, over_limit};
 
 /// The namespaces whose elements the parser acts on; every other element is `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,6 +162,25 @@ pub(super) fn resolve_reference(name: &str) -> Option<char> {
         "apos" => Some('\''),
         "quot" => Some('"'),
         _ => None,
+    }
+}
+
+/// The error for a part of the package that is not what a DOCX holds.
+pub(super) fn malformed(source_uri: &str, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        source_uri: source_uri.to_owned(),
+        line: None,
+        column: None,
+        message: message.into(),
+    }
+}
+
+/// The error for a package that goes past one of the documented limits.
+pub(super) fn over_limit(source_uri: &str, what: impl Into<String>, limit: impl Into<String>) -> ParseError {
+    ParseError::LimitExceeded {
+        source_uri: source_uri.to_owned(),
+        what: what.into(),
+        limit: limit.into(),
     }
 }
 
