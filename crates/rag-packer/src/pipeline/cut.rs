@@ -161,11 +161,14 @@ fn is_best_unfit(chunks: &[Chunk], plan: &Plan, original: usize) -> bool {
 }
 
 /// The tokens the part of the chunk at `original` may have in the room the chunk would have had:
-/// the budget less the pinned chunks and the packed chunks that outrank it (each with a
+/// the budget less the pinned chunks and the packed chunks it may not displace (each with a
 /// delimiter), and what [`part_overhead`] adds, at most a third of the budget. The packed chunks
-/// it outranks may be displaced: the second plan fills what the part leaves. The cap keeps room for
-/// the next-ranked chunks, which hold the answer about as often as a part of the best one (on the
-/// Node.js evaluation at 500 tokens, half the budget lost three answers for two found).
+/// it outranks may be displaced (the second plan fills what the part leaves), except one whose own
+/// score is at least the chunk's: a section-lifted rank says the section is relevant, not that a
+/// part of this chunk beats a neighbour the retriever scored higher (on the Node.js evaluation at
+/// 500 tokens, such displacements lost three answers and found none). The cap keeps room for the
+/// next-ranked chunks, which hold the answer about as often as a part of the best one (there,
+/// half the budget lost three answers for two found).
 fn room_above(
     config: &PackerConfig,
     format: &ContextFormat,
@@ -175,10 +178,13 @@ fn room_above(
 ) -> Result<Option<usize>, PackerError> {
     let counter = config.token_counter.as_ref();
     let score = plan.scores.get(original).copied().unwrap_or(f64::NEG_INFINITY);
-    let above = |i: usize| chunks[i].pinned || plan.scores.get(i).is_some_and(|&s| s > score);
+    let scores_at_least_the_chunk =
+        |i: usize| matches!((chunks[i].score, chunks[original].score), (Some(own), Some(cut)) if own >= cut);
+    let kept =
+        |i: usize| chunks[i].pinned || plan.scores.get(i).is_some_and(|&s| s > score) || scores_at_least_the_chunk(i);
     let delimiter = count(counter, format.delimiter())?;
     let mut used = 0;
-    for &i in plan.packed.iter().filter(|&&i| above(i)) {
+    for &i in plan.packed.iter().filter(|&&i| kept(i)) {
         used += plan_tokens(&chunks[i], counter)? + delimiter;
         if let Some(line) = format.breadcrumb_line(&chunks[i]) {
             used += count(counter, &line)?;
@@ -404,6 +410,36 @@ mod tests {
             packed.chunks.iter().map(|c| c.id.as_str()).collect::<Vec<_>>()
         );
         assert_eq!(packed.chunks.len(), 2);
+    }
+
+    #[test]
+    fn a_part_does_not_displace_a_chunk_the_retriever_scored_higher() {
+        let ctx = RequestContext::local("acme");
+        // `best` ranks first only because its heading matched (0.95 lifts it from 0.3); `one`
+        // (85 words, scored 0.8) is packed, and a part of `best` in the room above it would push
+        // it out of the 99 words.
+        let mut chunks = long_best_and_fillers(85, 0.3);
+        chunks.truncate(2);
+        chunks[1].score = Some(0.8);
+        let mut heading = Chunk::with_content("h", "guide.md", "acme", "# Refunds");
+        heading.score = Some(0.95);
+        heading.metadata.insert("kind".into(), json!("heading"));
+        heading.metadata.insert("level".into(), json!(1));
+        chunks[0].parent_id = Some(ChunkId::new("h"));
+        chunks.push(heading);
+        let packed = packer(true)
+            .pack_context_blocking(&ctx, chunks.clone(), 99, &ContextFormat::default())
+            .unwrap();
+        let ids: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"one"), "the higher-scored chunk stays: {ids:?}");
+
+        // Scored above it on its own, the same chunk's part takes the room.
+        chunks[0].score = Some(0.9);
+        let packed = packer(true)
+            .pack_context_blocking(&ctx, chunks, 99, &ContextFormat::default())
+            .unwrap();
+        let ids: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"best#cut") && !ids.contains(&"one"), "{ids:?}");
     }
 
     #[test]
