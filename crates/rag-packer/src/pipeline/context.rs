@@ -68,7 +68,14 @@ impl Fit for Rendered<'_> {
         }
         let delimiter_tokens = count(self.counter(), self.format.delimiter())?;
         let joined = if pinned.is_empty() { 0 } else { delimiter_tokens };
-        add_rendered_overheads(self.config, self.format, self.chunks, candidates, delimiter_tokens)?;
+        add_rendered_overheads(
+            self.config,
+            self.format,
+            self.chunks,
+            candidates,
+            delimiter_tokens,
+            self.pieces,
+        )?;
         Ok(budget.saturating_sub(pinned_tokens + joined))
     }
 
@@ -198,19 +205,20 @@ impl PieceCounts {
         let mut piece_start = 0;
         for &start in starts.iter().skip(1) {
             if counts_add_up_at(text, start) {
-                total += self.count_piece(counter, &text[piece_start..start])?;
+                total += self.count_once(counter, &text[piece_start..start])?;
                 piece_start = start;
             }
         }
-        Ok(total + self.count_piece(counter, &text[piece_start..])?)
+        Ok(total + self.count_once(counter, &text[piece_start..])?)
     }
 
-    fn count_piece(&mut self, counter: &dyn TokenCounter, piece: &str) -> Result<usize, PackerError> {
-        if let Some(&tokens) = self.known.get(piece) {
+    /// The count of `text`, counted the first time this pack asks for it.
+    fn count_once(&mut self, counter: &dyn TokenCounter, text: &str) -> Result<usize, PackerError> {
+        if let Some(&tokens) = self.known.get(text) {
             return Ok(tokens);
         }
-        let tokens = count(counter, piece)?;
-        self.known.insert(piece.to_owned(), tokens);
+        let tokens = count(counter, text)?;
+        self.known.insert(text.to_owned(), tokens);
         Ok(tokens)
     }
 }
@@ -227,16 +235,17 @@ fn part_starts(parts: &[String], delimiter: &str) -> Vec<usize> {
 }
 
 /// Adds to each contender's cost what the rendering puts around its own tokens: what the template
-/// puts around its text, a delimiter, and its breadcrumb line (as if it started a section).
+/// puts around its text, a delimiter, and its breadcrumb line (as if it started a section; each
+/// distinct line counted once, in `pieces`).
 fn add_rendered_overheads(
     config: &PackerConfig,
     format: &ContextFormat,
     chunks: &[Chunk],
     candidates: &mut Candidates,
     delimiter_tokens: usize,
+    pieces: &mut PieceCounts,
 ) -> Result<(), PackerError> {
     let counter = config.token_counter.as_ref();
-    let mut breadcrumbs: HashMap<String, usize> = HashMap::new();
     for k in candidates.contenders() {
         let chunk = &chunks[candidates.list[k].position];
         let mut overhead = delimiter_tokens;
@@ -245,14 +254,7 @@ fn add_rendered_overheads(
             overhead += count(counter, &format.template().render_around(chunk))?;
         }
         if let Some(line) = format.breadcrumb_line(chunk) {
-            overhead += match breadcrumbs.get(&line) {
-                Some(&tokens) => tokens,
-                None => {
-                    let tokens = count(counter, &line)?;
-                    breadcrumbs.insert(line, tokens);
-                    tokens
-                }
-            };
+            overhead += pieces.count_once(counter, &line)?;
         }
         candidates.list[k].cost += overhead;
     }
