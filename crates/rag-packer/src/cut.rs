@@ -3,7 +3,8 @@
 //! When the best-ranked chunk is a few tokens too long for the room a pack has left, skipping it
 //! loses the answer it most likely holds. [`best_part`] finds the part worth packing instead: an
 //! exact sub-span of the chunk's text (so a cut chunk's `content` is still a slice of its source),
-//! cut at sentence and line boundaries, that holds the most query terms within the allowance.
+//! cut at sentence and line boundaries, that holds the most query terms within the allowance and,
+//! among parts that hold as many, opens a paragraph rather than starting inside one.
 //!
 //! The boundaries are UAX #29 sentence boundaries, which include every line break, so code and
 //! lists are cut between lines. rag-packer does not depend on the chunker, whose sentence rules
@@ -18,9 +19,16 @@ use crate::score::search_terms;
 
 /// The best part of `content` within `allowance` tokens under `counter`: the byte range of a run
 /// of whole sentences or lines (leading and trailing white space left out) that holds the most
-/// distinct `query_terms` (search terms, as [`search_terms`](crate::search_terms) makes them),
-/// then the most occurrences of them; ties go to the earliest. Each candidate run is as long as
-/// the allowance permits, so among equals the part is the longest from its start.
+/// distinct `query_terms` (search terms, as [`search_terms`](crate::search_terms) makes them);
+/// among those, one that starts a block (a paragraph, list item, heading, table row, quote or
+/// code block) over one that starts inside it, then the most occurrences; ties go to the earliest.
+/// Each candidate run is as long as the allowance permits, so among equals the part is the
+/// longest from its start.
+///
+/// Why a block start outranks occurrences: a part that opens with the second sentence of a
+/// paragraph reads as a fragment ("If it is false, an error occurs" without what "it" is), and
+/// the extra occurrences a later start buys are mostly the same term repeated in the code that
+/// follows.
 ///
 /// The whole text when it fits; `None` when no sentence or line fits on its own (or the text is
 /// blank). The part's exact count under `counter` is within `allowance`.
@@ -50,6 +58,7 @@ pub fn best_part(
         return Ok(Some(whole));
     }
     let units = units(content);
+    let opens = opens_block(content, &units);
     let mut tokens = Vec::with_capacity(units.len());
     let mut hits: Vec<Vec<usize>> = Vec::with_capacity(units.len());
     for unit in &units {
@@ -63,7 +72,7 @@ pub fn best_part(
     let mut held = vec![0usize; query_terms.len()];
     let (mut distinct, mut occurrences) = (0usize, 0usize);
     let (mut end, mut sum) = (0usize, 0usize);
-    let mut best: Option<((usize, usize), Range<usize>)> = None;
+    let mut best: Option<((usize, bool, usize), Range<usize>)> = None;
     for start in 0..units.len() {
         if end < start {
             end = start;
@@ -82,7 +91,7 @@ pub fn best_part(
         }
         let is_blank = content[units[start].clone()].trim().is_empty();
         if end > start && !is_blank {
-            let key = (distinct, occurrences);
+            let key = (distinct, opens[start], occurrences);
             if best.as_ref().is_none_or(|(best_key, _)| key > *best_key) {
                 best = Some((key, start..end));
             }
@@ -148,13 +157,41 @@ fn units(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Per unit: whether it starts a block, that is at the text's start or at the start of a line that
+/// is not inside a fenced code block (a fence's opening line is one) and follows a blank line or
+/// opens with a block's marker. An indented line after text continues a list item or a paragraph,
+/// so it starts no block here, though [`units`] keeps its line break.
+fn opens_block(text: &str, units: &[Range<usize>]) -> Vec<bool> {
+    let mut starts = Vec::new();
+    let (mut in_fence, mut after_blank, mut at) = (false, true, 0usize);
+    for line in text.split_inclusive('\n') {
+        let body = line.trim();
+        let fence = body.starts_with("```") || body.starts_with("~~~");
+        if !in_fence && (after_blank || has_block_marker(body)) {
+            starts.push(at);
+        }
+        if fence {
+            in_fence = !in_fence;
+        }
+        after_blank = body.is_empty();
+        at += line.len();
+    }
+    units
+        .iter()
+        .map(|unit| starts.binary_search(&unit.start).is_ok())
+        .collect()
+}
+
 /// Whether `line` starts a block of its own rather than continuing a paragraph: blank, a list
 /// item, a heading, a table row, a quote, a fence, or indented code.
 fn starts_a_block(line: &str) -> bool {
     let body = line.trim_start();
-    if body.is_empty() || line.starts_with("    ") || line.starts_with('\t') {
-        return true;
-    }
+    body.is_empty() || line.starts_with("    ") || line.starts_with('\t') || has_block_marker(body)
+}
+
+/// Whether a line's text (its indentation left out) opens with the marker of a list item, a
+/// heading, a table row, a quote or a fence.
+fn has_block_marker(body: &str) -> bool {
     let numbered = body.trim_start_matches(|c: char| c.is_ascii_digit());
     body.starts_with(['-', '*', '+', '#', '|', '>'])
         || body.starts_with("```")
@@ -231,6 +268,27 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(&text[part], "The refund\nwindow is thirty days.");
+    }
+
+    #[test]
+    fn a_part_opens_its_paragraph_when_that_keeps_every_term_it_would_hold() {
+        // A later start holds the same two terms and more repeats of one of them in the code
+        // that follows; the part still opens the paragraph, so it does not begin with "If ...".
+        let text = "Setup first.\n\nThe optional argument sets the mode. Calling mkdir on an existing \
+                    path fails. If recursive is false, EEXIST occurs.\n\n```js\nmkdir(a)\nmkdir(b)\n\
+                    mkdir(c)\nmkdir(d)\nmkdir(e)\nmkdir(f)\nmkdir(g)\nmkdir(h)\n```\n";
+        let part = best_part(text, &terms("mkdir EEXIST"), 24, &WordCounter)
+            .unwrap()
+            .unwrap();
+        let cut = &text[part];
+        assert!(cut.starts_with("The optional argument"), "{cut:?}");
+        assert!(cut.contains("EEXIST occurs."), "{cut:?}");
+        // Without a block start among the runs that hold every term, occurrences decide.
+        let flat = "Alpha beta gamma delta epsilon zeta. Calling mkdir fails. If so, EEXIST occurs. Then mkdir again and mkdir.";
+        let part = best_part(flat, &terms("mkdir EEXIST"), 10, &WordCounter)
+            .unwrap()
+            .unwrap();
+        assert_eq!(&flat[part], "If so, EEXIST occurs. Then mkdir again and mkdir.");
     }
 
     #[test]
