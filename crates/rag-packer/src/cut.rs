@@ -57,8 +57,7 @@ pub fn best_part(
     if counter.count(&content[whole.clone()])? <= allowance {
         return Ok(Some(whole));
     }
-    let units = units(content);
-    let opens = opens_block(content, &units);
+    let (units, opens) = units(content);
     let mut tokens = Vec::with_capacity(units.len());
     let mut hits: Vec<Vec<usize>> = Vec::with_capacity(units.len());
     for unit in &units {
@@ -120,13 +119,19 @@ pub fn best_part(
     Ok(None)
 }
 
-/// The sentence and line units of `text`, in order, covering it.
+/// The sentence and line units of `text`, in order, covering it, and per unit whether it opens a
+/// block.
 ///
 /// UAX #29 ends a sentence at every line break, but documentation is hard-wrapped: a paragraph's
 /// line breaks are read as spaces (same byte length, so the offsets hold), and only a line break
 /// that ends a paragraph, comes before a list item, heading, table row, quote or fence, or falls
 /// inside a fenced block stays a boundary. So prose is cut between sentences, code between lines.
-fn units(text: &str) -> Vec<Range<usize>> {
+///
+/// A unit opens a block when it starts the text, or a line outside a fenced block (a fence's
+/// opening line is one) that follows a blank line or opens with a block's marker. An indented line
+/// after text continues a list item or a paragraph: its line break stays a boundary, but it opens
+/// no block.
+fn units(text: &str) -> (Vec<Range<usize>>, Vec<bool>) {
     let mut joined = text.as_bytes().to_vec();
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
@@ -136,10 +141,15 @@ fn units(text: &str) -> Vec<Range<usize>> {
             Some((at, line))
         })
         .collect();
+    let mut block_starts = Vec::new();
     let mut in_fence = false;
     for (k, &(start, line)) in lines.iter().enumerate() {
         let body = line.trim();
-        if body.starts_with("```") || body.starts_with("~~~") {
+        let after_blank = k == 0 || lines[k - 1].1.trim().is_empty();
+        if !in_fence && (after_blank || has_block_marker(body)) {
+            block_starts.push(start);
+        }
+        if is_fence(body) {
             in_fence = !in_fence;
             continue;
         }
@@ -151,35 +161,15 @@ fn units(text: &str) -> Vec<Range<usize>> {
     }
     // Only ASCII line breaks became ASCII spaces: the bytes are still UTF-8.
     let joined = String::from_utf8(joined).unwrap_or_else(|_| text.to_owned());
-    joined
+    let units: Vec<Range<usize>> = joined
         .split_sentence_bound_indices()
         .map(|(start, sentence)| start..start + sentence.len())
-        .collect()
-}
-
-/// Per unit: whether it starts a block, that is at the text's start or at the start of a line that
-/// is not inside a fenced code block (a fence's opening line is one) and follows a blank line or
-/// opens with a block's marker. An indented line after text continues a list item or a paragraph,
-/// so it starts no block here, though [`units`] keeps its line break.
-fn opens_block(text: &str, units: &[Range<usize>]) -> Vec<bool> {
-    let mut starts = Vec::new();
-    let (mut in_fence, mut after_blank, mut at) = (false, true, 0usize);
-    for line in text.split_inclusive('\n') {
-        let body = line.trim();
-        let fence = body.starts_with("```") || body.starts_with("~~~");
-        if !in_fence && (after_blank || has_block_marker(body)) {
-            starts.push(at);
-        }
-        if fence {
-            in_fence = !in_fence;
-        }
-        after_blank = body.is_empty();
-        at += line.len();
-    }
-    units
+        .collect();
+    let opens = units
         .iter()
-        .map(|unit| starts.binary_search(&unit.start).is_ok())
-        .collect()
+        .map(|unit| block_starts.binary_search(&unit.start).is_ok())
+        .collect();
+    (units, opens)
 }
 
 /// Whether `line` starts a block of its own rather than continuing a paragraph: blank, a list
@@ -194,9 +184,13 @@ fn starts_a_block(line: &str) -> bool {
 fn has_block_marker(body: &str) -> bool {
     let numbered = body.trim_start_matches(|c: char| c.is_ascii_digit());
     body.starts_with(['-', '*', '+', '#', '|', '>'])
-        || body.starts_with("```")
-        || body.starts_with("~~~")
+        || is_fence(body)
         || (numbered.len() < body.len() && numbered.starts_with(['.', ')']))
+}
+
+/// Whether a line's text opens or closes a fenced code block.
+fn is_fence(body: &str) -> bool {
+    body.starts_with("```") || body.starts_with("~~~")
 }
 
 /// `range` of `text` without its leading and trailing white space.
