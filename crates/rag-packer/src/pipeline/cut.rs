@@ -8,7 +8,7 @@
 //! chunk fits nowhere; otherwise the room the plan left, where it displaces nothing. Without those
 //! conditions a part displaced smaller chunks that held the answer more often than it found one.
 
-use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, SelectionStrategy, Span, TokenCounter};
+use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, Span, TokenCounter};
 use serde_json::json;
 
 use super::PackerConfig;
@@ -56,16 +56,11 @@ pub(super) fn cut_for(
         })
     };
     // The room the chunk would have had, when its part is as relevant as the chunk: it keeps every
-    // query term the chunk holds (or the chunk fits nowhere). Otherwise only the room left.
-    // Greedy only: knapsack and optimal choose by value, not rank, so the room above the chunk is
-    // not the room it lost, and on the Node.js evaluation a part there lost more than it found.
+    // query term the chunk holds (or the chunk fits nowhere). Otherwise only the room left. With
+    // knapsack and optimal too: the second plan still chooses by value, so the part displaces
+    // the chunks below it only where it is worth more than they are.
     let mut part = None;
-    let room_above = if plan.strategy == SelectionStrategy::Greedy {
-        room_above(config, format, chunks, plan, original)?
-    } else {
-        None
-    };
-    if let Some(allowance) = room_above {
+    if let Some(allowance) = room_above(config, format, chunks, plan, original)? {
         let candidate = best_within(allowance)?;
         let held = |range: &std::ops::Range<usize>| distinct_terms_held(&content[range.clone()], &terms);
         if let Some(range) = candidate
@@ -264,7 +259,7 @@ mod tests {
     use std::sync::Arc;
 
     use rag_contract::testing::WordCounter;
-    use rag_core::{RequestContext, Span};
+    use rag_core::{RequestContext, SelectionStrategy, Span};
 
     use super::*;
     use crate::ContextPacker;
@@ -299,8 +294,13 @@ mod tests {
     }
 
     fn packer(cut: bool) -> ContextPacker {
+        packer_with(SelectionStrategy::Greedy, cut)
+    }
+
+    fn packer_with(strategy: SelectionStrategy, cut: bool) -> ContextPacker {
         ContextPacker::new(
             PackerConfig::builder()
+                .with_strategy(strategy)
                 .with_token_counter(Arc::new(WordCounter))
                 .with_query(Some("refund window".into()))
                 .with_cut_to_fit(cut)
@@ -389,16 +389,24 @@ mod tests {
         let format = ContextFormat::default();
         // 99 words: the fillers (45 each) leave too little room for a part of `best` (128), but
         // `best` outranks them, so its part gets the room first (at most a third of the budget)
-        // and one filler still fits beside it.
-        let packed = packer(true)
-            .pack_context_blocking(&ctx, long_best_and_fillers(45, 0.9), 99, &format)
-            .unwrap();
-        let cut = packed.chunks.iter().find(|c| c.id.as_str() == "best#cut");
-        let cut = cut.unwrap_or_else(|| panic!("no part: {:?}", packed.dropped));
-        assert!(cut.content().unwrap().contains("The refund window is thirty days"));
-        assert!(cut.token_count.unwrap() <= 33, "{:?}", cut.token_count);
-        assert!(packed.chunks.iter().any(|c| c.id.as_str() == "one"));
-        assert!(packed.tokens_used <= 99, "{}", packed.tokens_used);
+        // and one filler still fits beside it. Knapsack and optimal, which would pack both
+        // fillers and leave no room, give the part the same room: worth more than `two`, it
+        // takes its place.
+        for strategy in [
+            SelectionStrategy::Greedy,
+            SelectionStrategy::Knapsack,
+            SelectionStrategy::Optimal,
+        ] {
+            let packed = packer_with(strategy, true)
+                .pack_context_blocking(&ctx, long_best_and_fillers(45, 0.9), 99, &format)
+                .unwrap();
+            let cut = packed.chunks.iter().find(|c| c.id.as_str() == "best#cut");
+            let cut = cut.unwrap_or_else(|| panic!("{strategy:?}, no part: {:?}", packed.dropped));
+            assert!(cut.content().unwrap().contains("The refund window is thirty days"));
+            assert!(cut.token_count.unwrap() <= 33, "{:?}", cut.token_count);
+            assert!(packed.chunks.iter().any(|c| c.id.as_str() == "one"), "{strategy:?}");
+            assert!(packed.tokens_used <= 99, "{}", packed.tokens_used);
+        }
 
         // Ranked below both packed chunks, the same chunk only gets the room left: none here.
         let packed = packer(true)
