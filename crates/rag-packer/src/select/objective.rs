@@ -29,7 +29,8 @@ pub enum Objective {
     /// (`π²/6 − 1 ≈ 0.64`), so the best chunk is always packed when it fits; what the optimiser
     /// may trade is a large chunk ranked `r` for several smaller ones ranked just after it, which
     /// is where it beats greedy's first fit. Cutting a passage into fragments does not raise its
-    /// value: each fragment takes a rank, and later ranks are worth less.
+    /// value: each fragment takes a rank, and later ranks are worth less. Under this objective the
+    /// packer's `knapsack` also compares greedy's first fit and keeps it when it is worth more.
     RankPrior,
 }
 
@@ -63,16 +64,21 @@ pub fn rank_prior(rank: usize) -> f64 {
     1.0 / (place * place)
 }
 
+/// Whether `objective` values candidates by rank ([`Objective::RankPrior`], or
+/// [`Objective::Auto`] for sections of documents).
+pub(crate) fn values_by_rank(objective: Objective, sections: bool) -> bool {
+    match objective {
+        Objective::RankPrior => true,
+        Objective::Auto => sections,
+        Objective::ScoreSum => false,
+    }
+}
+
 /// The items' scores replaced by their values under `objective`, for the strategies that maximise
 /// a value; `items` are in rank order, and `sections` says whether they are sections of documents
 /// (for [`Objective::Auto`]).
 pub(crate) fn valued(objective: Objective, sections: bool, items: &[SelectionItem]) -> Vec<SelectionItem> {
-    let rank_prior_wanted = match objective {
-        Objective::RankPrior => true,
-        Objective::Auto => sections,
-        Objective::ScoreSum => false,
-    };
-    if !rank_prior_wanted {
+    if !values_by_rank(objective, sections) {
         return items.to_vec();
     }
     let mut rank = 0;

@@ -67,6 +67,38 @@ fn knapsack_ties_keep_the_plain_run() {
 }
 
 #[test]
+fn knapsack_by_rank_takes_the_first_fit_when_the_density_runs_are_worth_less() {
+    // Rank-prior values (1, 1/4, 1/9, 1/16, 1/25): the long second-ranked chunk (90 tokens) is
+    // less dense than the short third, so both density runs take the best, then the short ones,
+    // and the second no longer fits: 1 + 1/9 + 1/16 + 1/25. The first fit in rank order, the best
+    // and the second, is worth 1 + 1/4.
+    let tokens = [10, 90, 30, 30, 30];
+    let items: Vec<SelectionItem> = tokens
+        .iter()
+        .enumerate()
+        .map(|(r, &t)| item(t, rank_prior(r)))
+        .collect();
+    assert_eq!(knapsack_select(&items, 100, None), [0, 2, 3, 4]);
+    let by_rank = select(SelectionStrategy::Knapsack, &items, 100, None, true);
+    assert_eq!(by_rank.chosen, [0, 1]);
+    // Scores that are not rank values keep the seed's two runs.
+    let by_score = select(SelectionStrategy::Knapsack, &items, 100, None, false);
+    assert_eq!(by_score.chosen, [0, 2, 3, 4]);
+    // Where the density runs are worth more (six short chunks after the second: 0.277 > 1/4),
+    // they are kept.
+    let tokens = [10, 60, 10, 10, 10, 10, 10, 10];
+    let items: Vec<SelectionItem> = tokens
+        .iter()
+        .enumerate()
+        .map(|(r, &t)| item(t, rank_prior(r)))
+        .collect();
+    assert_eq!(
+        select(SelectionStrategy::Knapsack, &items, 70, None, true).chosen,
+        [0, 2, 3, 4, 5, 6, 7]
+    );
+}
+
+#[test]
 fn negative_scores_are_never_taken_by_knapsack_or_optimal() {
     let items = [item(10, -1.0), item(10, 1.0)];
     assert_eq!(knapsack_select(&items, 100, None), [1]);
@@ -154,6 +186,15 @@ proptest! {
         prop_assert!(total >= density_total - 1e-9, "{total} < {density_total}");
         prop_assert!(total >= best_single - 1e-9);
         prop_assert!(2.0 * total >= brute_force(&items, room, None) - 1e-9, "half the optimum");
+    }
+
+    #[test]
+    fn knapsack_by_rank_is_worth_at_least_knapsack_and_first_fit(items in items_strategy(12), room in 0usize..120, cap in prop::option::of(1usize..3)) {
+        let by_rank = select(SelectionStrategy::Knapsack, &items, room, cap, true).chosen;
+        let total = total_score(&items, &by_rank);
+        prop_assert!(tokens(&items, &by_rank) <= room && respects_cap(&items, &by_rank, cap));
+        prop_assert!(total >= total_score(&items, &knapsack_select(&items, room, cap)) - 1e-9);
+        prop_assert!(total >= total_score(&items, &fit_to_budget(&items, room, cap)) - 1e-9);
     }
 
     #[test]
