@@ -260,7 +260,8 @@ pub fn knapsack_select(items: &[SelectionItem], room: usize, per_document: Optio
 }
 
 /// Knapsack for values that fall with rank: [`knapsack_select`]'s set, or the first fit in rank
-/// order ([`fit_to_budget`]) when that is worth more.
+/// order ([`fit_to_budget`]'s pass over the items of non-negative value, which knapsack never
+/// takes) when that is worth more.
 ///
 /// Both of knapsack's runs go by value per token, which under a rank prior favours short chunks
 /// ranked a little lower over a long one ranked higher; when the long one holds the answer (on
@@ -270,8 +271,9 @@ pub fn knapsack_select(items: &[SelectionItem], room: usize, per_document: Optio
 /// choice is never worth less than greedy's.
 fn knapsack_or_first_fit(items: &[SelectionItem], room: usize, per_document: Option<usize>) -> Vec<usize> {
     let knapsack = knapsack_select(items, room, per_document);
-    let first_fit = fit_to_budget(items, room, per_document);
-    if total_score(items, &first_fit) > total_score(items, &knapsack) {
+    let non_negative = (0..items.len()).filter(|&i| items[i].score >= 0.0);
+    let (first_fit, first_fit_total) = greedy_pass(items, non_negative, None, room, per_document);
+    if first_fit_total > total_score(items, &knapsack) {
         first_fit
     } else {
         knapsack

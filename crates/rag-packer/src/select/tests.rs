@@ -84,6 +84,14 @@ fn knapsack_by_rank_takes_the_first_fit_when_the_density_runs_are_worth_less() {
     // Scores that are not rank values keep the seed's two runs.
     let by_score = select(SelectionStrategy::Knapsack, &items, 100, None, false);
     assert_eq!(by_score.chosen, [0, 2, 3, 4]);
+    // A negative value is left out of the first fit, as knapsack leaves it out: taken, it would
+    // fill the 105 and drag the first fit's total below the density runs'.
+    let mut with_negative = items.clone();
+    with_negative.insert(2, item(5, -0.5));
+    assert_eq!(
+        select(SelectionStrategy::Knapsack, &with_negative, 105, None, true).chosen,
+        [0, 1]
+    );
     // Where the density runs are worth more (six short chunks after the second: 0.277 > 1/4),
     // they are kept.
     let tokens = [10, 60, 10, 10, 10, 10, 10, 10];
@@ -194,7 +202,9 @@ proptest! {
         let total = total_score(&items, &by_rank);
         prop_assert!(tokens(&items, &by_rank) <= room && respects_cap(&items, &by_rank, cap));
         prop_assert!(total >= total_score(&items, &knapsack_select(&items, room, cap)) - 1e-9);
-        prop_assert!(total >= total_score(&items, &fit_to_budget(&items, room, cap)) - 1e-9);
+        let non_negative = (0..items.len()).filter(|&i| items[i].score >= 0.0);
+        prop_assert!(total >= greedy_pass(&items, non_negative, None, room, cap).1 - 1e-9);
+        prop_assert!(by_rank.iter().all(|&i| items[i].score >= 0.0), "a negative value is never taken");
     }
 
     #[test]
