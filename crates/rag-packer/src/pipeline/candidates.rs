@@ -33,6 +33,9 @@ pub(super) enum Fate {
     NearDuplicate { of: usize, similarity: f64 },
     /// Still in the running when selection starts.
     Eligible,
+    /// Cut to fit: its part is a candidate in its place, so it is out of the running (packing
+    /// both would repeat the part's text).
+    CutFrom,
     /// Chosen by selection.
     Selected,
 }
@@ -101,6 +104,16 @@ impl Candidates {
     /// Every candidate that is not pinned, best first.
     pub(super) fn ranked(&self) -> &[Candidate] {
         &self.list[self.pinned..]
+    }
+
+    /// Takes the chunk at input position `position` out of the running because a part of it
+    /// was added to the chunks (cut to fit), unless it is pinned or already out.
+    pub(super) fn set_aside_for_its_part(&mut self, position: usize) {
+        for candidate in self.list.iter_mut().filter(|c| c.position == position) {
+            if candidate.fate == Fate::Eligible {
+                candidate.fate = Fate::CutFrom;
+            }
+        }
     }
 
     /// Indices into `list` of the candidates in the running, best first: what selection items

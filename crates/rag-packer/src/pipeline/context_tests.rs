@@ -265,6 +265,61 @@ proptest! {
     }
 }
 
+/// Sections of a document of sentences, some long enough that they do not fit the budget whole:
+/// what cut to fit works on.
+fn arb_sections() -> impl Strategy<Value = Vec<Chunk>> {
+    let sentence = prop::sample::select(vec![
+        "The stream ends when the buffer drains. ",
+        "Data is read one line at a time. ",
+        "Nothing else happens here at all. ",
+        "A buffer holds the bytes of the stream. ",
+        "The end of the data closes the line. ",
+    ]);
+    prop::collection::vec((prop::collection::vec(sentence, 1..24), 0u8..10), 1..12).prop_map(|sections| {
+        let mut text = String::new();
+        let mut chunks = Vec::new();
+        for (k, (sentences, score)) in sections.into_iter().enumerate() {
+            let start = text.len();
+            text.extend(sentences);
+            let end = text.len();
+            text.push('\n');
+            let mut c = Chunk::with_content(format!("s{k}"), "guide.md", "acme", &text[start..end]);
+            c.span = Some(Span::new(start, end));
+            c.score = Some(f64::from(score) / 10.0);
+            chunks.push(body(c, "h", &["Guide", &format!("Part {k}")]));
+        }
+        chunks
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_chunk_is_never_packed_beside_its_own_cut_part(
+        chunks in arb_sections(),
+        strategy in prop::sample::select(SelectionStrategy::ALL.to_vec()),
+        query in prop::sample::select(vec!["stream buffer", "line data", "end", "nothing here"]),
+        budget in 20i64..400,
+    ) {
+        let packer = ContextPacker::new(
+            PackerConfig::builder()
+                .with_strategy(strategy)
+                .with_query(Some(query.into()))
+                .with_token_counter(cl100k())
+                .build()
+                .unwrap(),
+        );
+        let packed = packer.pack_context_blocking(&ctx(), chunks, budget, &ContextFormat::default()).unwrap();
+        let packed_ids = ids(&packed.chunks);
+        for id in &packed_ids {
+            if let Some(original) = id.strip_suffix("#cut") {
+                prop_assert!(!packed_ids.contains(&original), "{strategy}: {original} and its part: {packed_ids:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn knapsack_packs_the_best_passage_rather_than_many_fragments_of_sections() {
     // The passage that answers, ranked first, and six short fragments scoring nearly as well:

@@ -41,6 +41,8 @@ pub(super) fn drop_reasons(
                 Fate::NotRelevant => DropReason::NotRelevant { score: c.score, floor },
                 Fate::ExactDuplicate { of } => DropReason::ExactDuplicate { of: id(of) },
                 Fate::NearDuplicate { of, similarity } => DropReason::NearDuplicate { of: id(of), similarity },
+                // Over budget as the first plan found it; `mark_cut` says where its part went.
+                Fate::CutFrom => DropReason::OverBudget { tokens: c.tokens },
                 Fate::Eligible | Fate::Pinned | Fate::Selected => match cap {
                     Some(cap) if per_document.get(&c.document).copied().unwrap_or(0) >= cap => {
                         DropReason::OverDocumentCap {

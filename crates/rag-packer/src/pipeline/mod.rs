@@ -225,10 +225,14 @@ impl ContextPacker {
             if let Some((original, part)) = cut::cut_for(&self.config, format, &chunks, &planned.0)? {
                 let ids = (chunks[original].id.clone(), part.id.clone());
                 chunks.push(part);
+                // The whole chunk stays out: knapsack and optimal, which may have left out a chunk
+                // that fits, would otherwise pack it beside its own part.
+                let mut again_candidates = candidates(&self.config, &chunks, &request)?;
+                again_candidates.set_aside_for_its_part(original);
                 let again = plan(
                     &self.config,
                     &chunks,
-                    candidates(&self.config, &chunks, &request)?,
+                    again_candidates,
                     Rendered::new(&self.config, format, &chunks, &mut pieces),
                 )?;
                 if again.0.packed.contains(&(chunks.len() - 1)) {
