@@ -13,7 +13,8 @@
 //! 4. [`hash_dedup`]: exact duplicates of the [normalised](normalise) text.
 //! 5. [`jaccard_dedup`]: near duplicates by word [shingles], exact yet indexed, approximate past a
 //!    work bound (opt-in).
-//! 6. [`fit_to_budget`], [`knapsack_select`] or [`optimal_select`], under an optional per-document cap.
+//! 6. [`fit_to_budget`], [`knapsack_select`] (under the rank prior, also compared with greedy's
+//!    first fit) or [`optimal_select`], under an optional per-document cap.
 //! 7. [`lost_in_middle_order`], [`descending_order`], [`ascending_order`], [`input_order`],
 //!    [`reverse_order`] or [`sides_order`].
 //! 8. [`detect_conflicts`]: numeric disagreements and trust mismatches, advisory.

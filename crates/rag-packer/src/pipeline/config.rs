@@ -78,11 +78,11 @@ pub struct PackerConfig {
     /// Cut to fit (on by default; [`ContextPacker::pack_context`](crate::ContextPacker::pack_context)
     /// only): when the best-ranked chunk left out for lack of room is a heading-aware chunk
     /// (`metadata.kind` `"body"` or `"heading"`), its [best part](crate::best_part) for the query
-    /// is packed in its place: with `greedy`, in the room the chunk would have had (at most a third of the budget) when
+    /// is packed in its place: in the room the chunk would have had (at most a third of the budget) when
     /// the part keeps every query term the chunk holds or the chunk fits nowhere, else in the room
     /// the plan left, either at least [`MIN_CUT_TOKENS`](crate::MIN_CUT_TOKENS), as a new chunk `ID#cut` whose `metadata.cut_from` names the
     /// original and the byte range of its content; the original is dropped as
-    /// [`CutToFit`](rag_core::DropReason::CutToFit). `pack` never cuts: its chunks are the caller's.
+    /// [`CutToFit`](rag_core::DropReason::CutToFit) and is never packed beside its part. `pack` never cuts: its chunks are the caller's.
     pub(crate) cut_to_fit: bool,
 }
 

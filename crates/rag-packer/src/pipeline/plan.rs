@@ -12,7 +12,7 @@ use super::candidates::{Candidates, Fate};
 use super::config::PackerConfig;
 use super::drops::drop_reasons;
 use crate::order::{arrange, arrange_custom};
-use crate::select::{SelectionItem, select, valued, values_by_rank};
+use crate::select::{SelectionItem, is_valued_by_rank, select, valued};
 
 /// Where every chunk goes, by input position.
 pub(super) struct Plan {
@@ -189,7 +189,7 @@ fn run_rounds<F: Fit>(
         note: None,
     };
     for _ in 0..F::ROUNDS {
-        let by_rank = values_by_rank(config.objective, candidates.of_sections);
+        let by_rank = is_valued_by_rank(config.objective, candidates.of_sections);
         let selection = select(config.strategy, &values, room, config.max_per_document, by_rank);
         if fit.settle(candidates, contenders, &selection.chosen)? {
             values = items(candidates);

@@ -21,7 +21,7 @@ mod optimal;
 mod tests;
 
 pub use objective::{Objective, rank_prior};
-pub(crate) use objective::{valued, values_by_rank};
+pub(crate) use objective::{is_valued_by_rank, valued};
 pub use optimal::{OPTIMAL_CELL_LIMIT, OptimalTooLarge, optimal_select};
 
 /// A candidate as the selection strategies see it.
@@ -260,8 +260,8 @@ pub fn knapsack_select(items: &[SelectionItem], room: usize, per_document: Optio
 }
 
 /// Knapsack for values that fall with rank: [`knapsack_select`]'s set, or the first fit in rank
-/// order ([`fit_to_budget`]'s pass over the items of non-negative value, which knapsack never
-/// takes) when that is worth more.
+/// order ([`fit_to_budget`]'s pass, leaving out the items of negative value, which knapsack
+/// never takes) when that is worth more.
 ///
 /// Both of knapsack's runs go by value per token, which under a rank prior favours short chunks
 /// ranked a little lower over a long one ranked higher; when the long one holds the answer (on

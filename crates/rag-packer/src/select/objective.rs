@@ -66,7 +66,7 @@ pub fn rank_prior(rank: usize) -> f64 {
 
 /// Whether `objective` values candidates by rank ([`Objective::RankPrior`], or
 /// [`Objective::Auto`] for sections of documents).
-pub(crate) fn values_by_rank(objective: Objective, sections: bool) -> bool {
+pub(crate) fn is_valued_by_rank(objective: Objective, sections: bool) -> bool {
     match objective {
         Objective::RankPrior => true,
         Objective::Auto => sections,
@@ -78,7 +78,7 @@ pub(crate) fn values_by_rank(objective: Objective, sections: bool) -> bool {
 /// a value; `items` are in rank order, and `sections` says whether they are sections of documents
 /// (for [`Objective::Auto`]).
 pub(crate) fn valued(objective: Objective, sections: bool, items: &[SelectionItem]) -> Vec<SelectionItem> {
-    if !values_by_rank(objective, sections) {
+    if !is_valued_by_rank(objective, sections) {
         return items.to_vec();
     }
     let mut rank = 0;
