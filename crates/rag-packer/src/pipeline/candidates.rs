@@ -33,8 +33,9 @@ pub(super) enum Fate {
     NearDuplicate { of: usize, similarity: f64 },
     /// Still in the running when selection starts.
     Eligible,
-    /// Cut to fit: its part is a candidate in its place, so it is out of the running (packing
-    /// both would repeat the part's text).
+    /// Cut to fit: its part is a candidate just below it, so it keeps its rank (the part and the
+    /// chunks after it are valued as ranked below it) but is never chosen: packing both would
+    /// repeat the part's text.
     CutFrom,
     /// Chosen by selection.
     Selected,
@@ -61,7 +62,12 @@ impl Candidate {
     /// The candidate as the selection strategies see it.
     pub(super) fn item(&self) -> SelectionItem {
         SelectionItem {
-            tokens: self.cost,
+            // A chunk set aside for its part fits no room, so no strategy chooses it.
+            tokens: if self.fate == Fate::CutFrom {
+                usize::MAX
+            } else {
+                self.cost
+            },
             score: self.score,
             document: self.document,
         }
@@ -106,8 +112,8 @@ impl Candidates {
         &self.list[self.pinned..]
     }
 
-    /// Takes the chunk at input position `position` out of the running because a part of it
-    /// was added to the chunks (cut to fit), unless it is pinned or already out.
+    /// Sets the chunk at input position `position` aside because a part of it was added to the
+    /// chunks (cut to fit), unless it is pinned or already out: see [`Fate::CutFrom`].
     pub(super) fn set_aside_for_its_part(&mut self, position: usize) {
         for candidate in self.list.iter_mut().filter(|c| c.position == position) {
             if candidate.fate == Fate::Eligible {
@@ -120,7 +126,7 @@ impl Candidates {
     /// are built from, in this order.
     pub(super) fn contenders(&self) -> Vec<usize> {
         (self.pinned..self.list.len())
-            .filter(|&k| matches!(self.list[k].fate, Fate::Eligible | Fate::Selected))
+            .filter(|&k| matches!(self.list[k].fate, Fate::Eligible | Fate::Selected | Fate::CutFrom))
             .collect()
     }
 }

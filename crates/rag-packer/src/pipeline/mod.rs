@@ -225,8 +225,8 @@ impl ContextPacker {
             if let Some((original, part)) = cut::cut_for(&self.config, format, &chunks, &planned.0)? {
                 let ids = (chunks[original].id.clone(), part.id.clone());
                 chunks.push(part);
-                // The whole chunk stays out: knapsack and optimal, which may have left out a chunk
-                // that fits, would otherwise pack it beside its own part.
+                // The whole chunk is set aside: knapsack and optimal, which may have left out a
+                // chunk that fits, would otherwise pack it beside its own part.
                 let mut again_candidates = candidates(&self.config, &chunks, &request)?;
                 again_candidates.set_aside_for_its_part(original);
                 let again = plan(
