@@ -246,6 +246,14 @@ impl ParsedDocument {
             .map(|rendition| rendition.provenance(span))
             .unwrap_or_default()
     }
+
+    /// The parser's warnings about the text (see [`Rendition::warnings`]); empty when the text is
+    /// the file itself.
+    pub fn warnings(&self) -> &[String] {
+        self.rendition
+            .as_ref()
+            .map_or(&[], |rendition| rendition.warnings.as_slice())
+    }
 }
 
 #[cfg(test)]

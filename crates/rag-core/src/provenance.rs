@@ -176,6 +176,14 @@ pub struct Rendition {
     /// (`markup`, `script`, `style`, `comment`, `chrome`, `page_furniture`, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub left_out: BTreeMap<String, usize>,
+    /// What the user must be told about the rendition because its text may not be the whole of
+    /// the original: a file the reader had to repair, content it skipped, a document that gave no
+    /// text. Each is one sentence that names the place in the original (a page, a part) but not
+    /// the file, which the caller knows; front ends print them beside the file's name (the CLI on
+    /// stderr). Text left out on purpose is counted in `left_out` instead; a warning says what the
+    /// parser could not read or had to guess.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Rendition {
@@ -186,6 +194,16 @@ impl Rendition {
             original_bytes,
             source_map: Vec::new(),
             left_out: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Records a warning about the rendition (see [`Rendition::warnings`]); a message already
+    /// recorded is not repeated, so a parser may warn once per page without flooding the user.
+    pub fn warn(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
         }
     }
 
@@ -304,6 +322,22 @@ mod tests {
         );
         let back: Vec<Origin> = serde_json::from_value(value).unwrap();
         assert_eq!(back, origins);
+    }
+
+    #[test]
+    fn a_warning_is_recorded_once_and_travels_in_json() {
+        let mut rendition = Rendition::new("pdf", Some(100));
+        rendition.warn("the cross-reference table was rebuilt");
+        rendition.warn("the cross-reference table was rebuilt");
+        rendition.warn("page 2: 3 operators skipped");
+        assert_eq!(rendition.warnings.len(), 2);
+        let value = serde_json::to_value(&rendition).unwrap();
+        assert_eq!(value["warnings"][1], "page 2: 3 operators skipped");
+        let back: Rendition = serde_json::from_value(value).unwrap();
+        assert_eq!(back, rendition);
+        // A rendition without warnings writes no field, as before they existed.
+        let quiet = serde_json::to_value(Rendition::new("html", None)).unwrap();
+        assert!(quiet.get("warnings").is_none());
     }
 
     #[test]

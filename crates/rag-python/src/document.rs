@@ -201,7 +201,7 @@ impl PyParsedDocument {
     /// How the text was derived from the file when it is a rendition (HTML, DOCX, PDF, OCR):
     /// a dict with `format`, `original_bytes`, `source_map` (a list of `{"span": {"start",
     /// "end"}, "origin": {...}}`, stretches of the text and the place in the file each came
-    /// from) and `left_out` (bytes of the original left out of the text, by kind); `None` when
+    /// from), `left_out` (bytes of the original left out of the text, by kind) and `warnings`; `None` when
     /// the text is the file itself (Markdown, plain text).
     #[getter]
     fn rendition<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -210,6 +210,13 @@ impl PyParsedDocument {
         };
         let value = serde_json::to_value(rendition).map_err(|e| PyValueError::new_err(format!("rendition: {e}")))?;
         json::to_py(py, &value, "rendition").map(Some)
+    }
+
+    /// What the parser must tell the caller because the text may not be the whole file (a
+    /// repaired PDF, skipped content), one sentence each; empty when there is nothing to say.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings().to_vec()
     }
 
     /// Where the text of `span` (a `Span` or a `(start, end)` pair) came from in the original:

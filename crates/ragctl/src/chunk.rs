@@ -190,8 +190,9 @@ impl Totals {
 /// The output of one file, made by a worker and written in input order by the main thread.
 enum Rendered {
     /// The file's output, rendered by a worker into a spool (its first [`SPOOLED_IN_MEMORY`]
-    /// bytes in memory, the rest in a temporary file), for the writer to copy.
-    Spooled(Spool),
+    /// bytes in memory, the rest in a temporary file), for the writer to copy, and the parser's
+    /// warnings about the file, for the writer to print.
+    Spooled(Spool, Vec<String>),
     /// A large file, left to the writer, which chunks it when its turn comes into a spool of
     /// its own, so that only one large input is in memory at a time.
     Deferred(Input),
@@ -362,11 +363,15 @@ impl Writer {
     /// is an error.
     fn write(&mut self, result: anyhow::Result<Rendered>, settings: &Settings) -> anyhow::Result<()> {
         let result = match result {
-            Ok(Rendered::Spooled(spool)) => spool
-                .copy_to(&mut self.out)
-                .context("writing to stdout")
-                .map_err(Failure::Output),
-            Ok(Rendered::Deferred(input)) => chunk_deferred(&input, settings, &mut self.out),
+            Ok(Rendered::Spooled(spool, warnings)) => {
+                self.warn(&warnings)?;
+                spool
+                    .copy_to(&mut self.out)
+                    .context("writing to stdout")
+                    .map_err(Failure::Output)
+            }
+            Ok(Rendered::Deferred(input)) => chunk_deferred(&input, settings, &mut self.out)
+                .and_then(|warnings| self.warn(&warnings).map_err(Failure::Output)),
             Err(err) => Err(Failure::File(err)),
         };
         match result {
@@ -382,6 +387,20 @@ impl Writer {
             }
         }
         self.progress.inc(1);
+        Ok(())
+    }
+
+    /// Prints a file's warnings, after the output of the files before it.
+    fn warn(&mut self, warnings: &[String]) -> anyhow::Result<()> {
+        if !warnings.is_empty() {
+            // Keep stdout and stderr in order for a person watching both.
+            self.out.flush().context("writing to stdout")?;
+            self.progress.suspend(|| {
+                for warning in warnings {
+                    diagnostics::warning(warning);
+                }
+            });
+        }
         Ok(())
     }
 
@@ -480,10 +499,14 @@ fn progress_bar(files: usize, stderr_is_terminal: bool, stdout_is_terminal: bool
 /// The writer's part for a large file: its output goes to a spool (memory, then a temporary
 /// file) and reaches stdout only once the whole file is chunked, so a file that fails half-way
 /// leaves nothing behind.
-fn chunk_deferred(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<(), Failure> {
+fn chunk_deferred(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<Vec<String>, Failure> {
     let mut spool = Spool::new(Spool::MEMORY);
-    chunk_traced(input, settings, &mut spool)?;
-    spool.copy_to(out).context("writing to stdout").map_err(Failure::Output)
+    let warnings = chunk_traced(input, settings, &mut spool)?;
+    spool
+        .copy_to(out)
+        .context("writing to stdout")
+        .map_err(Failure::Output)?;
+    Ok(warnings)
 }
 
 /// A worker's part: renders the file in memory, or defers a large one to the writer.
@@ -495,14 +518,14 @@ fn chunk_input(input: &Input, settings: &Settings) -> anyhow::Result<Rendered> {
     }
     let mut spool = Spool::new(SPOOLED_IN_MEMORY);
     match chunk_traced(input, settings, &mut spool) {
-        Ok(()) => Ok(Rendered::Spooled(spool)),
+        Ok(warnings) => Ok(Rendered::Spooled(spool, warnings)),
         Err(Failure::File(err) | Failure::Output(err)) => Err(err),
     }
 }
 
 /// Reads, parses and chunks one file inside its `rag.chunk` span, writing its output to `out` as
-/// the chunks come.
-fn chunk_traced(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<(), Failure> {
+/// the chunks come; returns the parser's warnings, each naming the file.
+fn chunk_traced(input: &Input, settings: &Settings, out: &mut dyn Write) -> Result<Vec<String>, Failure> {
     let uri = input.uri();
     let span = tracing::info_span!(
         "rag.chunk",
@@ -533,9 +556,14 @@ fn chunk_into(
     settings: &Settings,
     span: &tracing::Span,
     out: &mut dyn Write,
-) -> Result<(), Failure> {
+) -> Result<Vec<String>, Failure> {
     let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
     span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    let warnings: Vec<String> = parsed
+        .warnings()
+        .iter()
+        .map(|warning| format!("{uri}: {warning}"))
+        .collect();
     if settings.format == ChunkFormat::Rendition {
         let header = if settings.name_renditions {
             format!("==> {} <==\n", esc(uri))
@@ -552,6 +580,7 @@ fn chunk_into(
                     Ok(())
                 }
             })
+            .map(|()| warnings)
             .context("writing the output")
             .map_err(Failure::Output);
     }
@@ -602,7 +631,7 @@ fn chunk_into(
             .context("writing the output")
             .map_err(Failure::Output)?;
     }
-    Ok(())
+    Ok(warnings)
 }
 
 fn read_and_parse(

@@ -279,8 +279,12 @@ class ParsedDocument:
     @property
     def rendition(self) -> Optional[Dict[str, JSON]]:
         """How the text was derived from the file (HTML, DOCX, PDF, OCR): ``format``,
-        ``original_bytes``, ``source_map`` and ``left_out`` (bytes left out, by kind); ``None``
-        when the text is the file itself."""
+        ``original_bytes``, ``source_map``, ``left_out`` (bytes left out, by kind) and
+        ``warnings``; ``None`` when the text is the file itself."""
+    @property
+    def warnings(self) -> List[str]:
+        """What the parser must tell you because the text may not be the whole file (a repaired
+        PDF, skipped content), one sentence each; empty when there is nothing to say."""
     def provenance(self, span: Union[Span, Tuple[int, int]]) -> List[Dict[str, JSON]]:
         """Where the text of ``span`` came from in the original (see ``Chunk.provenance``)."""
     def __len__(self) -> int: ...
