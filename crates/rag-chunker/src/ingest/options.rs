@@ -1,0 +1,67 @@
+//! Parse options: how each format's parser is configured, in one place and one style, so that the
+//! CLI, the Python package and a library user set the same things the same way.
+
+use crate::ingest::MAX_INPUT_BYTES;
+
+/// How the HTML parser reads a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct HtmlOptions {
+    /// Keep site chrome (navigation, tables of contents, page headers and footers, sidebars) in
+    /// the text instead of leaving it out; scripts, styles and comments stay out either way.
+    pub keep_chrome: bool,
+}
+
+/// How the PDF parser reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct PdfOptions {
+    /// The limits it enforces (pages, text, runs and operators, decompressed streams).
+    pub limits: PdfLimits,
+}
+
+/// The limits the PDF parser enforces (see `PdfParser`); the same type whether or not the `pdf`
+/// feature is built, so configuration code compiles either way.
+#[cfg(feature = "pdf")]
+pub use crate::parse::PdfLimits;
+
+/// The limits the PDF parser enforces; this build has no PDF parser (rag-chunker's `pdf` feature is
+/// off), so they configure nothing.
+#[cfg(not(feature = "pdf"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PdfLimits;
+
+/// How documents are read and parsed: the options of every format, and the most bytes an input
+/// is read to.
+///
+/// ```
+/// use rag_chunker::ingest::ParseOptions;
+///
+/// let mut options = ParseOptions::default();
+/// options.html.keep_chrome = true;
+/// options.max_input_bytes = 64 << 20;
+/// # #[cfg(feature = "pdf")]
+/// # { options.pdf.limits.max_pages = 500; }
+/// assert!(options.html.keep_chrome);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParseOptions {
+    /// HTML pages.
+    pub html: HtmlOptions,
+    /// PDF files.
+    pub pdf: PdfOptions,
+    /// The most bytes a file or a stream is read to ([`MAX_INPUT_BYTES`] by default): a larger
+    /// input is a `ParseError::LimitExceeded` before it is parsed.
+    pub max_input_bytes: u64,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        Self {
+            html: HtmlOptions::default(),
+            pdf: PdfOptions::default(),
+            max_input_bytes: MAX_INPUT_BYTES,
+        }
+    }
+}
