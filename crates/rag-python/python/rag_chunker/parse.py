@@ -19,11 +19,13 @@ from __future__ import annotations
 from ragctl._native import (
     OCRRegion,
     OCRResult,
+    ParseOptions,
     Parser,
     detect_document_type,
     ocr_result_to_parsed_document,
     parse_document,
     parse_file,
+    path_uri,
 )
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "OCRRegion",
     "OCRResult",
     "OcrJsonParser",
+    "ParseOptions",
     "Parser",
     "PdfParser",
     "PlainTextParser",
@@ -40,6 +43,7 @@ __all__ = [
     "ocr_result_to_parsed_document",
     "parse_document",
     "parse_file",
+    "path_uri",
 ]
 
 
