@@ -501,7 +501,7 @@ fn signature(operator: &[u8]) -> Option<Signature> {
     use Signature::*;
     Some(match operator {
         b"b" | b"B" | b"b*" | b"B*" | b"BT" | b"BX" | b"EMC" | b"ET" | b"EX" | b"f" | b"F" | b"f*" | b"h" | b"n"
-        | b"q" | b"Q" | b"s" | b"S" | b"T*" | b"W" | b"W*" | b"ID" | b"EI" => Numbers(0),
+        | b"q" | b"Q" | b"s" | b"S" | b"T*" | b"W" | b"W*" => Numbers(0),
         b"G" | b"g" | b"i" | b"j" | b"J" | b"M" | b"Tc" | b"TL" | b"Tr" | b"Ts" | b"Tw" | b"Tz" | b"w" => Numbers(1),
         b"d0" | b"l" | b"m" | b"Td" | b"TD" => Numbers(2),
         b"RG" | b"rg" => Numbers(3),
@@ -522,40 +522,33 @@ fn signature(operator: &[u8]) -> Option<Signature> {
 
 /// How many operands from the top of `stack` the signature takes, if they fit it.
 fn taken_operands(signature: Signature, stack: &[(Operand, usize)]) -> Option<usize> {
-    let kinds: Vec<&Operand> = stack.iter().map(|(o, _)| o).collect();
-    let is_number = |o: &&Operand| matches!(o, Operand::Number(_));
-    let trailing_numbers = kinds.iter().rev().take_while(|o| is_number(o)).count();
-    let top = |n: usize| kinds.get(kinds.len().wrapping_sub(n)).copied();
+    let from_top = |n: usize| stack.len().checked_sub(n).map(|i| &stack[i].0);
+    let numbers_below = |n: usize| {
+        stack[..stack.len().saturating_sub(n)]
+            .iter()
+            .rev()
+            .take_while(|(o, _)| matches!(o, Operand::Number(_)))
+            .count()
+    };
+    let trailing_numbers = numbers_below(0);
+    let is = |n: usize, kind: fn(&Operand) -> bool| from_top(n).is_some_and(kind);
+    let name = |o: &Operand| matches!(o, Operand::Name(_));
+    let number = |o: &Operand| matches!(o, Operand::Number(_));
+    let string = |o: &Operand| matches!(o, Operand::String(_));
+    let array = |o: &Operand| matches!(o, Operand::Array(_));
+    let properties = |o: &Operand| matches!(o, Operand::Dict | Operand::Name(_));
     match signature {
         Signature::Numbers(n) => (trailing_numbers >= n).then_some(n),
-        Signature::Name => matches!(top(1), Some(Operand::Name(_))).then_some(1),
-        Signature::NameNumber => {
-            (matches!(top(2), Some(Operand::Name(_))) && matches!(top(1), Some(Operand::Number(_)))).then_some(2)
-        }
-        Signature::String => matches!(top(1), Some(Operand::String(_))).then_some(1),
-        Signature::NumbersString => (matches!(top(1), Some(Operand::String(_)))
-            && matches!(top(2), Some(Operand::Number(_)))
-            && matches!(top(3), Some(Operand::Number(_))))
-        .then_some(3),
-        Signature::Array => matches!(top(1), Some(Operand::Array(_))).then_some(1),
-        Signature::ArrayNumber => {
-            (matches!(top(2), Some(Operand::Array(_))) && matches!(top(1), Some(Operand::Number(_)))).then_some(2)
-        }
-        Signature::NameProperties => (matches!(top(2), Some(Operand::Name(_)))
-            && matches!(top(1), Some(Operand::Dict | Operand::Name(_))))
-        .then_some(2),
         Signature::Colour => (trailing_numbers >= 1).then_some(trailing_numbers.min(4)),
-        Signature::ColourOrPattern => match top(1) {
-            Some(Operand::Name(_)) => {
-                let numbers = kinds[..kinds.len() - 1]
-                    .iter()
-                    .rev()
-                    .take_while(|o| is_number(o))
-                    .count();
-                Some(1 + numbers.min(32))
-            }
-            _ => (trailing_numbers >= 1).then_some(trailing_numbers.min(32)),
-        },
+        Signature::ColourOrPattern if is(1, name) => Some(1 + numbers_below(1).min(32)),
+        Signature::ColourOrPattern => (trailing_numbers >= 1).then_some(trailing_numbers.min(32)),
+        Signature::Name => is(1, name).then_some(1),
+        Signature::NameNumber => (is(2, name) && is(1, number)).then_some(2),
+        Signature::String => is(1, string).then_some(1),
+        Signature::NumbersString => (is(3, number) && is(2, number) && is(1, string)).then_some(3),
+        Signature::Array => is(1, array).then_some(1),
+        Signature::ArrayNumber => (is(2, array) && is(1, number)).then_some(2),
+        Signature::NameProperties => (is(2, name) && is(1, properties)).then_some(2),
     }
 }
 
@@ -676,6 +669,7 @@ mod tests {
     fn a_bad_token_is_skipped_and_counted_and_reading_goes_on() {
         for bad in [
             "]", ")", ">>", ">", "{", "}", "@@@", "<zz>", "/Name#zz", "<< /A >>", "[1 2", "1e300", "--1", "1.2.3",
+            "EI", "ID",
         ] {
             let stream = format!("(Before) Tj {bad} BT (After) Tj ET");
             let (ops, skipped) = read(stream.as_bytes());
