@@ -59,6 +59,11 @@ pub(crate) struct ChunkArgs {
     /// text of HTML pages instead of leaving it out; scripts, styles and comments stay out.
     #[arg(long)]
     keep_chrome: bool,
+    /// Keep text the document hides instead of leaving it out: HTML elements with the `hidden`
+    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, PDF
+    /// invisible text.
+    #[arg(long)]
+    keep_hidden: bool,
     /// Chunks previewed per file in text format.
     #[arg(short = 'n', long, default_value_t = 5, value_name = "N")]
     show: usize,
@@ -89,6 +94,7 @@ impl ChunkArgs {
     fn parse_options(&self) -> ParseOptions {
         let mut options = ParseOptions::default();
         options.html.keep_chrome = self.keep_chrome;
+        options.pdf.keep_hidden = self.keep_hidden;
         options.max_input_bytes = self.max_input_bytes;
         options
     }
@@ -842,9 +848,10 @@ mod tests {
         let args = chunk_args(&["doc.md"]);
         assert_eq!(args.parse_options(), ParseOptions::default());
         assert_eq!(args.max_tokens as usize, HeadingAwareChunker::DEFAULT_MAX_TOKENS);
-        let args = chunk_args(&["doc.html", "--keep-chrome", "--max-input-bytes", "1K"]);
+        let args = chunk_args(&["doc.html", "--keep-chrome", "--keep-hidden", "--max-input-bytes", "1K"]);
         let options = args.parse_options();
         assert!(options.html.keep_chrome);
+        assert!(options.pdf.keep_hidden);
         assert_eq!(options.max_input_bytes, 1024);
     }
 

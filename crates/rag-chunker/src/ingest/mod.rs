@@ -65,7 +65,12 @@ pub fn parse_bytes(
             rag_core::Parser::parse(&parser, ctx, source)
         }
         #[cfg(feature = "pdf")]
-        DocumentType::Pdf => crate::parse::parse_pdf_with_limits(source, options.pdf.limits),
+        DocumentType::Pdf => {
+            let parser = crate::parse::PdfParser::new()
+                .limits(options.pdf.limits)
+                .keep_hidden(options.pdf.keep_hidden);
+            rag_core::Parser::parse(&parser, ctx, source)
+        }
         _ => {
             // Formats without options of their own: the options are the parser's defaults.
             let _ = options;

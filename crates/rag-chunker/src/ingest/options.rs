@@ -18,6 +18,9 @@ pub struct HtmlOptions {
 pub struct PdfOptions {
     /// The limits it enforces (pages, text, runs and operators, decompressed streams).
     pub limits: PdfLimits,
+    /// Keep text a reader of the page does not see (invisible, in the background's colour, under
+    /// 1 pt, clipped away) instead of leaving it out as `hidden` (see `PdfParser::keep_hidden`).
+    pub keep_hidden: bool,
 }
 
 /// The limits the PDF parser enforces (see `PdfParser`); the same type whether or not the `pdf`

@@ -171,7 +171,10 @@ impl DocumentType {
             }
             Self::Docx => &DocxParser,
             #[cfg(feature = "pdf")]
-            Self::Pdf => &PdfParser,
+            Self::Pdf => {
+                const PDF: PdfParser = PdfParser::new();
+                &PDF
+            }
             #[cfg(not(feature = "pdf"))]
             Self::Pdf => &NotBuiltParser {
                 format: "pdf",
