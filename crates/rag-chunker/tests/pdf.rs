@@ -519,6 +519,233 @@ mod with_pdf {
             assert!(err.starts_with("garbage.pdf: "), "{err}");
         }
     }
+
+    /// A Letter-size PDF of `pages` (content streams) with three standard fonts, unembedded and
+    /// without widths, as report generators write them: `/F1` Helvetica, `/F2` Courier, `/F3`
+    /// Helvetica-Bold.
+    fn pdf_of(pages: &[String]) -> Vec<u8> {
+        let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 6 + 2 * i)).collect();
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()).into_bytes(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".to_vec(),
+        ];
+        for (i, content) in pages.iter().enumerate() {
+            objects.push(
+                format!(
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents {} 0 R >>",
+                    7 + 2 * i
+                )
+                .into_bytes(),
+            );
+            objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()).into_bytes());
+        }
+        let mut pdf = b"%PDF-1.7\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, object) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+            pdf.extend_from_slice(object);
+            pdf.extend_from_slice(b"\nendobj\n");
+        }
+        let xref = pdf.len();
+        pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+        for offset in offsets {
+            pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        pdf.extend_from_slice(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .as_bytes(),
+        );
+        pdf
+    }
+
+    const HELV: u8 = 1;
+    const COURIER: u8 = 2;
+    const HELV_BOLD: u8 = 3;
+
+    /// One line of text in `font` at `size`, its baseline `top` points below the page's top edge.
+    fn show(font: u8, size: f64, x: f64, top: f64, text: &str) -> String {
+        let escaped = text.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+        format!("BT /F{font} {size} Tf {x} {} Td ({escaped}) Tj ET\n", 792.0 - top)
+    }
+
+    /// Lines of `font` at `size` from `top` down, one `leading` apart, each at `x`.
+    fn show_lines(font: u8, size: f64, x: f64, top: f64, leading: f64, lines: &[&str]) -> String {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| show(font, size, x, top + leading * i as f64, line))
+            .collect()
+    }
+
+    fn headings(parsed: &ParsedDocument) -> Vec<&str> {
+        parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == BlockType::Heading)
+            .map(|b| b.text.as_deref().unwrap())
+            .collect()
+    }
+
+    fn sources_of(parsed: &ParsedDocument, kind: BlockType) -> Vec<&str> {
+        parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == kind)
+            .map(|b| parsed.source_of(b).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn on_a_code_heavy_page_the_prose_is_the_body_and_its_wrapped_sentences_stay_whole() {
+        // 10 pt prose around 20 lines of 8 pt code, which hold most of the page's characters.
+        let code: Vec<String> = (0..20)
+            .map(|i| format!("    parser.add_argument(\"--option-{i:02}\", type=int, default={i}, help=\"the value\")"))
+            .collect();
+        let code: Vec<&str> = code.iter().map(String::as_str).collect();
+        let content = [
+            show(HELV_BOLD, 14.0, 72.0, 72.0, "Arguments"),
+            show_lines(
+                HELV,
+                10.0,
+                72.0,
+                100.0,
+                12.0,
+                &[
+                    "A command reads its arguments in the order the user gives them, and each",
+                    "argument is converted to the type its declaration names before the",
+                    "function runs.",
+                ],
+            ),
+            show_lines(COURIER, 8.0, 72.0, 150.0, 10.0, &code),
+            show_lines(
+                HELV,
+                10.0,
+                72.0,
+                370.0,
+                12.0,
+                &[
+                    "When a value cannot be converted the command stops with a message that",
+                    "names the argument and the value it was given.",
+                ],
+            ),
+        ]
+        .concat();
+        let parsed = parse_bytes("arguments.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(headings(&parsed), ["Arguments"], "{}", parsed.document.text);
+        assert_eq!(
+            sources_of(&parsed, BlockType::Paragraph),
+            [
+                "A command reads its arguments in the order the user gives them, and each argument is converted to the type its declaration names before the function runs.",
+                "When a value cannot be converted the command stops with a message that names the argument and the value it was given."
+            ]
+        );
+        let code_blocks = sources_of(&parsed, BlockType::Code);
+        assert_eq!(code_blocks.len(), 1);
+        assert_eq!(code_blocks[0].lines().count(), 22, "{}", code_blocks[0]);
+        // The wrapped sentence is found whole in a chunk.
+        let chunks = chunk_and_check(&parsed, 64, 8, cl100k());
+        assert!(chunks.iter().any(|c| c.content().unwrap().contains(
+            "When a value cannot be converted the command stops with a message that names the argument and the value it was given."
+        )));
+    }
+
+    #[test]
+    fn a_monospaced_word_that_continues_a_sentence_stays_in_it_as_inline_code() {
+        let content = [
+            show(
+                HELV,
+                10.0,
+                72.0,
+                72.0,
+                "Before you send a patch, run the whole test suite, which takes a while, with",
+            ),
+            show(COURIER, 10.0, 72.0, 84.0, "make check-devel"),
+            show(
+                HELV,
+                10.0,
+                72.0,
+                96.0,
+                "to be sure that nothing else broke. Then push the branch.",
+            ),
+            // A URL broken at the margin, its end alone on the next line.
+            show(HELV, 10.0, 72.0, 130.0, "The mirrors are listed at"),
+            show(COURIER, 10.0, 200.0, 130.0, "https://cran.r-project.org/"),
+            show(COURIER, 10.0, 72.0, 142.0, "mirrors.html"),
+            show(HELV, 10.0, 144.0, 142.0, "."),
+        ]
+        .concat();
+        let parsed = parse_bytes("inline.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(
+            parsed.document.text,
+            "Before you send a patch, run the whole test suite, which takes a while, with `make check-devel` to be sure that nothing else broke. Then push the branch.\n\n\
+             The mirrors are listed at `https://cran.r-project.org/ mirrors.html`."
+        );
+        assert!(sources_of(&parsed, BlockType::Code).is_empty());
+        // The source map still names each line's box, the backticks belong to no line.
+        let map = &parsed.rendition.as_ref().unwrap().source_map;
+        let pieces: Vec<&str> = map.iter().map(|m| &parsed.document.text[m.span.range()]).collect();
+        assert!(pieces.contains(&"make check-devel"), "{pieces:?}");
+        assert!(pieces.iter().all(|p| !p.contains('`')), "{pieces:?}");
+    }
+
+    #[test]
+    fn monospaced_lines_set_apart_from_the_text_are_fenced_even_inside_a_sentence() {
+        // Texinfo's examples: indented, after a sentence that goes on below them; the
+        // punctuation of the code and the comments in the text font.
+        let content = [
+            show(
+                HELV,
+                10.0,
+                72.0,
+                72.0,
+                "The simplest way is to download the sources and unpack them with",
+            ),
+            show(COURIER, 10.0, 100.0, 84.0, "tar -xf R-4.2.2.tar.gz"),
+            show(
+                HELV,
+                10.0,
+                72.0,
+                96.0,
+                "on systems that have a suitable tar installed. A session looks like",
+            ),
+            show(COURIER, 10.0, 100.0, 108.0, "> x <- array(1:20, dim=c(4,5))"),
+            show(HELV, 10.0, 300.0, 108.0, "# Generate a 4 by 5 array."),
+            show(COURIER, 10.0, 100.0, 120.0, "> i"),
+            show(HELV, 10.0, 300.0, 120.0, "# i is a 3 by 2 index array."),
+            show(HELV, 10.0, 72.0, 132.0, "and ends when you quit."),
+        ]
+        .concat();
+        // The hyphens and the dots of the archive's name are in Helvetica, as pdfTeX sets them.
+        let content = content.replace(
+            "(tar -xf R-4.2.2.tar.gz) Tj",
+            "(tar ) Tj /F1 10 Tf (-) Tj /F2 10 Tf (xf R) Tj /F1 10 Tf (-) Tj /F2 10 Tf (4.2.2.tar.gz) Tj",
+        );
+        let parsed = parse_bytes("examples.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(
+            sources_of(&parsed, BlockType::Code),
+            [
+                "```\ntar -xf R-4.2.2.tar.gz\n```",
+                "```\n> x <- array(1:20, dim=c(4,5)) # Generate a 4 by 5 array.\n> i # i is a 3 by 2 index array.\n```"
+            ],
+            "{}",
+            parsed.document.text
+        );
+        assert_eq!(
+            sources_of(&parsed, BlockType::Paragraph),
+            [
+                "The simplest way is to download the sources and unpack them with",
+                "on systems that have a suitable tar installed. A session looks like",
+                "and ends when you quit."
+            ]
+        );
+    }
 }
 
 #[cfg(not(feature = "pdf"))]

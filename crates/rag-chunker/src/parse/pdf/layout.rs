@@ -77,20 +77,26 @@ impl Segment {
     /// The segment's text: its runs left to right, a space where the gap between two runs is wider
     /// than a fifth of the font size and neither run brings its own.
     pub(super) fn text(&self) -> String {
-        let mut text = String::new();
+        self.pieces().into_iter().map(|(text, _)| text).collect()
+    }
+
+    /// The segment's text as [`Segment::text`] gives it, in pieces: each run's text with whether
+    /// its font is monospaced, and the spaces put between runs (never monospaced: they are ours).
+    pub(super) fn pieces(&self) -> Vec<(&str, bool)> {
+        let mut pieces: Vec<(&str, bool)> = Vec::with_capacity(self.runs.len());
         let mut previous: Option<&TextRun> = None;
         for run in &self.runs {
             if let Some(prev) = previous {
                 let gap = run.bbox.x0 - prev.bbox.x1;
-                let spaced = text.ends_with(char::is_whitespace) || run.text.starts_with(char::is_whitespace);
+                let spaced = prev.text.ends_with(char::is_whitespace) || run.text.starts_with(char::is_whitespace);
                 if !spaced && gap > WORD_GAP_EM * prev.size.max(run.size) {
-                    text.push(' ');
+                    pieces.push((" ", false));
                 }
             }
-            text.push_str(&run.text);
+            pieces.push((&run.text, run.mono));
             previous = Some(run);
         }
-        text
+        pieces
     }
 }
 

@@ -13,12 +13,13 @@ mod fonts;
 mod furniture;
 mod glyphs;
 mod layout;
+mod lines;
 mod render;
 
 use rag_core::{ParseError, ParsedDocument, Rendition, RequestContext, SourceBytes};
 
 use super::{document, finish_blocks};
-use blocks::ReadLine;
+use lines::ReadLine;
 
 builtin_parser! {
     /// Reads a PDF's text layer into headings, paragraphs, list items and code, in reading
@@ -148,7 +149,7 @@ fn read_in_order(pages: &[layout::PageText], rendition: &mut Rendition) -> Vec<R
             .collect();
         for region in layout::reading_order(&kept) {
             let in_order: Vec<&layout::Segment> = region.iter().map(|&i| &kept[i]).collect();
-            lines.extend(blocks::read_lines(page.number, region_count, &in_order));
+            lines.extend(lines::read_lines(page.number, region_count, &in_order));
             region_count += 1;
         }
     }
