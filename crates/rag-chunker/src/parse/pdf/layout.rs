@@ -114,9 +114,10 @@ const SAME_LINE_SHARE: f64 = 0.5;
 
 /// The lines of a page cut into segments, lines top to bottom, segments left to right.
 ///
-/// Runs sorted by vertical centre are clustered by their overlap with the first run of each line,
-/// so a line never drifts into the next one by chaining; inside a line runs are ordered by their
-/// left edge.
+/// Runs sorted by vertical centre are clustered by their overlap with the largest run of each line
+/// so far (its first run among those of the largest size), so a line never drifts into the next
+/// one by chaining and a superscript that opens a line (a footnote's mark) does not decide which
+/// runs share its baseline; inside a line runs are ordered by their left edge.
 pub(super) fn segments(page: &PageText) -> Vec<Segment> {
     let mut runs: Vec<&TextRun> = page
         .runs
@@ -130,15 +131,23 @@ pub(super) fn segments(page: &PageText) -> Vec<Segment> {
             .then(a.bbox.x0.total_cmp(&b.bbox.x0))
     });
     let mut lines: Vec<Vec<&TextRun>> = Vec::new();
+    let mut anchor: Option<&TextRun> = None;
     for run in runs {
-        let joins = lines.last().is_some_and(|line| {
-            let first = line[0];
-            let overlap = first.bbox.y1.min(run.bbox.y1) - first.bbox.y0.max(run.bbox.y0);
-            overlap >= SAME_LINE_SHARE * first.bbox.height().min(run.bbox.height())
+        let joins = anchor.is_some_and(|anchor| {
+            let overlap = anchor.bbox.y1.min(run.bbox.y1) - anchor.bbox.y0.max(run.bbox.y0);
+            overlap >= SAME_LINE_SHARE * anchor.bbox.height().min(run.bbox.height())
         });
         match lines.last_mut() {
-            Some(line) if joins => line.push(run),
-            _ => lines.push(vec![run]),
+            Some(line) if joins => {
+                line.push(run);
+                if anchor.is_some_and(|a| run.size > a.size) {
+                    anchor = Some(run);
+                }
+            }
+            _ => {
+                lines.push(vec![run]);
+                anchor = Some(run);
+            }
         }
     }
     let mut out = Vec::new();
@@ -392,6 +401,21 @@ pub(super) mod tests {
             run("Next line", 70.0, 114.0, 10.0),
         ]);
         assert_eq!(ordered_texts(&p), ["Hello world2", "Next line"]);
+    }
+
+    #[test]
+    fn a_footnote_mark_that_opens_a_line_does_not_split_it() {
+        // The mark is raised and small; a word of the note set in another font sits a little
+        // lower than the note's text, too low to overlap the mark by half.
+        let mut code = run("http:", 152.0, 703.0, 9.0);
+        code.bbox.y0 = 704.0;
+        let p = page(vec![
+            run("2", 72.0, 697.0, 6.0),
+            run("for some clients", 78.0, 700.0, 9.0),
+            code,
+            run("may appear to work.", 177.0, 700.0, 9.0),
+        ]);
+        assert_eq!(ordered_texts(&p), ["2 for some clients http: may appear to work."]);
     }
 
     #[test]
