@@ -746,6 +746,193 @@ mod with_pdf {
             ]
         );
     }
+
+    fn furniture_bytes(parsed: &ParsedDocument) -> usize {
+        parsed
+            .rendition
+            .as_ref()
+            .unwrap()
+            .left_out
+            .get("page_furniture")
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn warnings(parsed: &ParsedDocument) -> &[String] {
+        &parsed.rendition.as_ref().unwrap().warnings
+    }
+
+    #[test]
+    fn lines_that_differ_in_numbers_other_than_the_page_number_are_content() {
+        // Four invoices, one a page: the numbers in the head grow by ten, not with the page; the
+        // header row repeats under it; the footer counts the pages.
+        let pages: Vec<String> = (0..4)
+            .map(|n| {
+                let rows: String = (0..3)
+                    .map(|r| {
+                        let top = 68.0 + 12.0 * f64::from(r);
+                        [
+                            show(HELV, 10.0, 72.0, top, &format!("2026-0{}-1{r}", n + 1)),
+                            show(HELV, 10.0, 200.0, top, &format!("Service {n}{r}")),
+                            show(HELV, 10.0, 450.0, top, &format!("{}.00", 100 + r)),
+                        ]
+                        .concat()
+                    })
+                    .collect();
+                [
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        40.0,
+                        &format!("Invoice {} for customer {}", 1017 + 10 * n, 5511 + 10 * n),
+                    ),
+                    show(HELV, 10.0, 72.0, 54.0, "Date"),
+                    show(HELV, 10.0, 200.0, 54.0, "Description"),
+                    show(HELV, 10.0, 450.0, 54.0, "Amount"),
+                    rows,
+                    show(HELV, 8.0, 280.0, 760.0, &format!("Page {} of 4", n + 1)),
+                ]
+                .concat()
+            })
+            .collect();
+        let parsed = parse_bytes("invoices.pdf", &pdf_of(&pages)).unwrap();
+        let text = &parsed.document.text;
+        for n in 0..4 {
+            let head = format!("Invoice {} for customer {}", 1017 + 10 * n, 5511 + 10 * n);
+            assert_eq!(text.matches(&head).count(), 1, "{head}: {text}");
+        }
+        // The header row is kept where it first appears; the footers are left out.
+        assert_eq!(text.matches("Date Description Amount").count(), 1, "{text}");
+        assert!(position(text, "Date Description Amount") < position(text, "Invoice 1027"));
+        assert!(!text.contains("of 4"), "{text}");
+        assert_eq!(
+            furniture_bytes(&parsed),
+            3 * "DateDescriptionAmount".len() + 4 * "Page 1 of 4".len()
+        );
+        assert!(warnings(&parsed).is_empty());
+    }
+
+    #[test]
+    fn headings_that_repeat_with_another_number_on_each_page_are_kept() {
+        let pages: Vec<String> = (1..=4)
+            .map(|n| {
+                [
+                    show(HELV_BOLD, 14.0, 72.0, 50.0, &format!("Chapter {n} Overview")),
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        200.0,
+                        &format!("The overview of part {n} says what the part is about."),
+                    ),
+                ]
+                .concat()
+            })
+            .collect();
+        let parsed = parse_bytes("chapters.pdf", &pdf_of(&pages)).unwrap();
+        assert_eq!(
+            headings(&parsed),
+            [
+                "Chapter 1 Overview",
+                "Chapter 2 Overview",
+                "Chapter 3 Overview",
+                "Chapter 4 Overview"
+            ]
+        );
+        assert_eq!(furniture_bytes(&parsed), 0);
+    }
+
+    #[test]
+    fn running_heads_that_alternate_and_change_per_chapter_are_left_out() {
+        // pdfTeX's Texinfo, two-sided: even pages carry the page number and the manual's title,
+        // odd pages the chapter and the page number; a chapter's first page has its number alone.
+        // A sentence runs from the foot of one page to the top of the next.
+        let chapters = [(1, "Getting started", 1..=4), (2, "Installing the sources", 5..=9)];
+        let mut pages = Vec::new();
+        for (chapter, title, range) in chapters {
+            for n in range {
+                let opening = n == 1 || n == 5;
+                let head = if opening {
+                    show(HELV, 10.0, 516.0, 50.0, &n.to_string())
+                } else if n % 2 == 0 {
+                    [
+                        show(HELV, 10.0, 72.0, 50.0, &n.to_string()),
+                        show(HELV, 10.0, 330.0, 50.0, "The Reference Manual"),
+                    ]
+                    .concat()
+                } else {
+                    [
+                        show(HELV, 10.0, 72.0, 50.0, &format!("Chapter {chapter}: {title}")),
+                        show(HELV, 10.0, 516.0, 50.0, &n.to_string()),
+                    ]
+                    .concat()
+                };
+                let start = if opening {
+                    show(HELV_BOLD, 16.0, 72.0, 100.0, &format!("{chapter} {title}"))
+                } else {
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        100.0,
+                        &format!("continues on page {n} where it was left off."),
+                    )
+                };
+                let foot = format!("Page {n} ends with a sentence that");
+                pages.push([head, start, show(HELV, 10.0, 72.0, 700.0, &foot)].concat());
+            }
+        }
+        let parsed = parse_bytes("manual.pdf", &pdf_of(&pages)).unwrap();
+        let text = &parsed.document.text;
+        assert!(!text.contains("Reference Manual"), "{text}");
+        assert!(!text.contains("Chapter 1:") && !text.contains("Chapter 2:"), "{text}");
+        assert_eq!(headings(&parsed), ["1 Getting started", "2 Installing the sources"]);
+        for n in [2, 3, 6, 7, 8] {
+            let sentence = format!(
+                "Page {} ends with a sentence that continues on page {n} where it was left off.",
+                n - 1
+            );
+            assert!(text.contains(&sentence), "{sentence}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_document_of_repeated_lines_keeps_them_once_and_says_so() {
+        // A letterhead printed without a letter: every line repeats on every page.
+        let page = [
+            show(HELV, 10.0, 72.0, 40.0, "ACME Corporation, 1 Harbour Road"),
+            show(HELV, 10.0, 72.0, 760.0, "Confidential: for the addressee only"),
+        ]
+        .concat();
+        let parsed = parse_bytes("letterhead.pdf", &pdf_of(&[page.clone(), page.clone(), page])).unwrap();
+        assert_eq!(
+            parsed.document.text,
+            "ACME Corporation, 1 Harbour Road\n\nConfidential: for the addressee only"
+        );
+        assert_eq!(
+            warnings(&parsed),
+            [
+                "every line of the document repeats from page to page like a running head or page number: page 1 is kept whole and the repeats on the other pages are left out as page furniture"
+            ]
+        );
+        assert!(!chunk_and_check(&parsed, 64, 8, cl100k()).is_empty());
+        // Pages that hold nothing but the running head are named.
+        let body = show(HELV, 10.0, 72.0, 300.0, "The only text of the document.");
+        let head = show(HELV, 10.0, 72.0, 40.0, "ACME Corporation, 1 Harbour Road");
+        let parsed = parse_bytes(
+            "sparse.pdf",
+            &pdf_of(&[[head.clone(), body].concat(), head.clone(), head]),
+        )
+        .unwrap();
+        assert_eq!(parsed.document.text, "The only text of the document.");
+        assert_eq!(
+            warnings(&parsed),
+            [
+                "pages 2-3: all of their text repeats on other pages as running heads, footers or page numbers and is left out as page furniture"
+            ]
+        );
+    }
 }
 
 #[cfg(not(feature = "pdf"))]

@@ -125,15 +125,22 @@ fn parse_pdf_with(source: &SourceBytes<'_>, limits: PdfLimits) -> Result<ParsedD
 /// `rendition.left_out`).
 fn read_in_order(pages: &[layout::PageText], rendition: &mut Rendition) -> Vec<ReadLine> {
     let segmented: Vec<Vec<layout::Segment>> = pages.iter().map(layout::segments).collect();
-    let edges: Vec<(f64, &[layout::Segment])> = pages
+    let edges: Vec<furniture::PageEdges<'_>> = pages
         .iter()
         .zip(&segmented)
-        .map(|(page, segments)| (page.height, segments.as_slice()))
+        .map(|(page, segments)| furniture::PageEdges {
+            number: page.number,
+            height: page.height,
+            segments,
+        })
         .collect();
     let furniture = furniture::furniture(&edges);
+    for warning in furniture.warnings {
+        rendition.warn(warning);
+    }
     let mut lines = Vec::new();
     let mut region_count = 0;
-    for ((page, segments), dropped) in pages.iter().zip(segmented).zip(furniture) {
+    for ((page, segments), dropped) in pages.iter().zip(segmented).zip(furniture.dropped) {
         rendition.leave_out("off_page", page.off_page_bytes);
         let kept: Vec<layout::Segment> = segments
             .into_iter()
