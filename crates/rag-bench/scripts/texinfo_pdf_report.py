@@ -80,13 +80,17 @@ def examples_of(html_path):
 
 
 def fenced_and_plain(rendition):
-    """The rendition's lines inside code fences and outside them, normalised."""
+    """The rendition's lines inside code fences and outside them (without the backticks of
+    inline code), normalised."""
     fenced, plain, inside = [], [], False
     for line in rendition.splitlines():
         if line.startswith("```"):
             inside = not inside
             continue
-        (fenced if inside else plain).append(normalised(line))
+        if inside:
+            fenced.append(normalised(line))
+        else:
+            plain.append(normalised(line.replace("`", "")))
     return "\n".join(fenced), "\n".join(plain)
 
 
@@ -95,7 +99,7 @@ def examples_fenced(blocks, rendition):
     tally = {"fenced": 0, "partly": 0, "unfenced": 0, "not found": 0}
     for lines in blocks:
         inside = sum(1 for line in lines if line in fenced)
-        outside = sum(1 for line in lines if line not in fenced and line in plain.replace("`", ""))
+        outside = sum(1 for line in lines if line not in fenced and line in plain)
         if inside == len(lines):
             tally["fenced"] += 1
         elif inside > 0:

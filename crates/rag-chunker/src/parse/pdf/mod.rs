@@ -29,7 +29,7 @@ builtin_parser! {
     /// [`rendition`](ParsedDocument::rendition) has `format: "pdf"`, one source-map stretch per
     /// line (`Origin::Page` with the box in points from the page's top-left corner) and, under
     /// `left_out["page_furniture"]`, the bytes of text of the running heads, footers and page
-    /// numbers that repeat on most pages (under `left_out["off_page"]`, those of text drawn
+    /// numbers that repeat from page to page (under `left_out["off_page"]`, those of text drawn
     /// outside the visible page). A PDF without a text layer, an encrypted one that the
     /// empty password does not open, and a damaged one are a [`ParseError::Malformed`] that says
     /// what to do; a PDF over a limit of [`PdfLimits`] is a [`ParseError::LimitExceeded`].
