@@ -387,25 +387,9 @@ mod with_pdf {
         );
     }
 
-    /// A one-page PDF around `content`, with `extra` objects from number 5 on.
-    fn one_page(content: &[u8], resources: &[u8], extra: &[&[u8]]) -> Vec<u8> {
-        let mut objects: Vec<Vec<u8>> = vec![
-            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-            [
-                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ".as_slice(),
-                resources,
-                b" /Contents 4 0 R >>",
-            ]
-            .concat(),
-            [
-                format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(),
-                content,
-                b"\nendstream",
-            ]
-            .concat(),
-        ];
-        objects.extend(extra.iter().map(|o| o.to_vec()));
+    /// A PDF of `objects`, numbered from 1 (the first is the catalog), with its cross-reference
+    /// table.
+    fn pdf_with(objects: &[Vec<u8>]) -> Vec<u8> {
         let mut pdf = b"%PDF-1.7\n".to_vec();
         let mut offsets = Vec::new();
         for (i, object) in objects.iter().enumerate() {
@@ -427,6 +411,28 @@ mod with_pdf {
             .as_bytes(),
         );
         pdf
+    }
+
+    /// A one-page PDF around `content`, with `extra` objects from number 5 on.
+    fn one_page(content: &[u8], resources: &[u8], extra: &[&[u8]]) -> Vec<u8> {
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            [
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ".as_slice(),
+                resources,
+                b" /Contents 4 0 R >>",
+            ]
+            .concat(),
+            [
+                format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(),
+                content,
+                b"\nendstream",
+            ]
+            .concat(),
+        ];
+        objects.extend(extra.iter().map(|o| o.to_vec()));
+        pdf_with(&objects)
     }
 
     const HELVETICA: &[u8] = b"<< /Font << /F1 5 0 R >> >>";
@@ -542,27 +548,7 @@ mod with_pdf {
             );
             objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()).into_bytes());
         }
-        let mut pdf = b"%PDF-1.7\n".to_vec();
-        let mut offsets = Vec::new();
-        for (i, object) in objects.iter().enumerate() {
-            offsets.push(pdf.len());
-            pdf.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-            pdf.extend_from_slice(object);
-            pdf.extend_from_slice(b"\nendobj\n");
-        }
-        let xref = pdf.len();
-        pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-        for offset in offsets {
-            pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-        }
-        pdf.extend_from_slice(
-            format!(
-                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-                objects.len() + 1
-            )
-            .as_bytes(),
-        );
-        pdf
+        pdf_with(&objects)
     }
 
     const HELV: u8 = 1;
