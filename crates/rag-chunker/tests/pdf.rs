@@ -528,21 +528,23 @@ mod with_pdf {
 
     /// A Letter-size PDF of `pages` (content streams) with three standard fonts, unembedded and
     /// without widths, as report generators write them: `/F1` Helvetica, `/F2` Courier, `/F3`
-    /// Helvetica-Bold.
+    /// Helvetica-Bold; and `/F4`, TeX's slanted typewriter (`CMSLTT10`, in which Texinfo sets
+    /// `@var` inside code) by name.
     fn pdf_of(pages: &[String]) -> Vec<u8> {
-        let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 6 + 2 * i)).collect();
+        let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 7 + 2 * i)).collect();
         let mut objects: Vec<Vec<u8>> = vec![
             b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
             format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()).into_bytes(),
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>".to_vec(),
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /QXKPBA+CMSLTT10 /Encoding /WinAnsiEncoding >>".to_vec(),
         ];
         for (i, content) in pages.iter().enumerate() {
             objects.push(
                 format!(
-                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents {} 0 R >>",
-                    7 + 2 * i
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents {} 0 R >>",
+                    8 + 2 * i
                 )
                 .into_bytes(),
             );
@@ -691,7 +693,7 @@ mod with_pdf {
                 10.0,
                 72.0,
                 72.0,
-                "The simplest way is to download the sources and unpack them with",
+                "The simplest way is to download R-x.y.z.tar.gz and unpack it with",
             ),
             show(COURIER, 10.0, 100.0, 84.0, "tar -xf R-4.2.2.tar.gz"),
             show(
@@ -708,16 +710,21 @@ mod with_pdf {
             show(HELV, 10.0, 72.0, 132.0, "and ends when you quit."),
         ]
         .concat();
-        // The hyphens and the dots of the archive's name are in Helvetica, as pdfTeX sets them.
+        // The hyphens of the command are in Helvetica, as pdfTeX sets them, and the version's
+        // variables in slanted typewriter (`R-x.y.z.tar.gz`).
         let content = content.replace(
             "(tar -xf R-4.2.2.tar.gz) Tj",
-            "(tar ) Tj /F1 10 Tf (-) Tj /F2 10 Tf (xf R) Tj /F1 10 Tf (-) Tj /F2 10 Tf (4.2.2.tar.gz) Tj",
+            "(tar ) Tj /F1 10 Tf (-) Tj /F2 10 Tf (xf R) Tj /F1 10 Tf (-) Tj /F4 10 Tf (x) Tj /F2 10 Tf (.) Tj /F4 10 Tf (y) Tj /F2 10 Tf (.) Tj /F4 10 Tf (z) Tj /F2 10 Tf (.tar.gz) Tj",
+        );
+        let content = content.replace(
+            "(The simplest way is to download R-x.y.z.tar.gz and unpack it with) Tj",
+            "(The simplest way is to download ) Tj /F2 10 Tf (R-) Tj /F4 10 Tf (x) Tj /F2 10 Tf (.) Tj /F4 10 Tf (y) Tj /F2 10 Tf (.) Tj /F4 10 Tf (z) Tj /F2 10 Tf (.tar.gz) Tj /F1 10 Tf ( and unpack it with) Tj",
         );
         let parsed = parse_bytes("examples.pdf", &pdf_of(&[content])).unwrap();
         assert_eq!(
             sources_of(&parsed, BlockType::Code),
             [
-                "```\ntar -xf R-4.2.2.tar.gz\n```",
+                "```\ntar -xf R-x.y.z.tar.gz\n```",
                 "```\n> x <- array(1:20, dim=c(4,5)) # Generate a 4 by 5 array.\n> i # i is a 3 by 2 index array.\n```"
             ],
             "{}",
@@ -726,7 +733,7 @@ mod with_pdf {
         assert_eq!(
             sources_of(&parsed, BlockType::Paragraph),
             [
-                "The simplest way is to download the sources and unpack them with",
+                "The simplest way is to download `R-x.y.z.tar.gz` and unpack it with",
                 "on systems that have a suitable tar installed. A session looks like",
                 "and ends when you quit."
             ]
