@@ -180,7 +180,12 @@ const MONO_NAMES: &[&str] = &[
     "menlo",
     "inconsolata",
     "cmtt",
+    // Slanted and italic typewriter (Texinfo's `@var` inside code), and their EC twins.
+    "cmsltt",
+    "cmitt",
     "sftt",
+    "sfsltt",
+    "sfitt",
     "lmmono",
     "txtt",
     "code",

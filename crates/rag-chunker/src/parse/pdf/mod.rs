@@ -19,6 +19,7 @@ mod glyphs;
 mod graphics;
 mod interpreter;
 mod layout;
+mod lines;
 mod render;
 mod report;
 mod standard_widths;
@@ -27,7 +28,7 @@ mod visibility;
 use rag_core::{ParseError, ParsedDocument, Rendition, RequestContext, SourceBytes};
 
 use super::{document, finish_blocks};
-use blocks::ReadLine;
+use lines::ReadLine;
 
 /// Reads a PDF's text layer into headings, paragraphs, list items and code, in reading order
 /// across columns, with each line of the rendition mapped to its page and box.
@@ -36,7 +37,8 @@ use blocks::ReadLine;
 /// [`rendition`](ParsedDocument::rendition) has `format: "pdf"`, one source-map stretch per line
 /// (`Origin::Page` with the box in points from the page's top-left corner) and, in `left_out`,
 /// the bytes of text it leaves out: `page_furniture` (the running heads, footers and page
-/// numbers that repeat on most pages), `off_page` (text drawn outside the visible page),
+/// numbers that repeat from page to page, and the repeats of a heading or header row kept
+/// once), `off_page` (text drawn outside the visible page),
 /// `hidden` (text a reader does not see: invisible and not over an image, in the colour of its
 /// background, under 1 pt, clipped away; see [`keep_hidden`](Self::keep_hidden)) and
 /// `malformed_content` (bytes of content-stream tokens that are not PDF, skipped). Its
@@ -201,15 +203,22 @@ fn parse_pdf_with(
 /// `rendition.left_out`).
 fn read_in_order(pages: &[layout::PageText], rendition: &mut Rendition) -> Vec<ReadLine> {
     let segmented: Vec<Vec<layout::Segment>> = pages.iter().map(layout::segments).collect();
-    let edges: Vec<(f64, &[layout::Segment])> = pages
+    let edges: Vec<furniture::PageEdges<'_>> = pages
         .iter()
         .zip(&segmented)
-        .map(|(page, segments)| (page.height, segments.as_slice()))
+        .map(|(page, segments)| furniture::PageEdges {
+            number: page.number,
+            height: page.height,
+            segments,
+        })
         .collect();
     let furniture = furniture::furniture(&edges);
+    for warning in furniture.warnings {
+        rendition.warn(warning);
+    }
     let mut lines = Vec::new();
     let mut region_count = 0;
-    for ((page, segments), dropped) in pages.iter().zip(segmented).zip(furniture) {
+    for ((page, segments), dropped) in pages.iter().zip(segmented).zip(furniture.dropped) {
         rendition.leave_out("off_page", page.off_page_bytes);
         let kept: Vec<layout::Segment> = segments
             .into_iter()
@@ -225,7 +234,7 @@ fn read_in_order(pages: &[layout::PageText], rendition: &mut Rendition) -> Vec<R
             .collect();
         for region in layout::reading_order(&kept) {
             let in_order: Vec<&layout::Segment> = region.iter().map(|&i| &kept[i]).collect();
-            lines.extend(blocks::read_lines(page.number, region_count, &in_order));
+            lines.extend(lines::read_lines(page.number, region_count, &in_order));
             region_count += 1;
         }
     }
