@@ -447,3 +447,109 @@ proptest! {
         }
     }
 }
+
+/// The bytes of the page each source-map stretch names.
+fn mapped_bytes<'b>(parsed: &ParsedDocument, bytes: &'b [u8]) -> Vec<&'b [u8]> {
+    parsed
+        .rendition
+        .as_ref()
+        .unwrap()
+        .source_map
+        .iter()
+        .map(|m| match m.origin {
+            Origin::Bytes { start, end } => &bytes[start..end],
+            _ => panic!("{:?} is not a byte range", m.origin),
+        })
+        .collect()
+}
+
+#[test]
+fn a_reference_that_ends_a_text_maps_to_the_reference_not_the_tag_after_it() {
+    // The tokenizer finishes a named reference, or a `&` or `<` that opens nothing, only when it
+    // sees the next character: here, the `<` of the tag that follows.
+    for (page, text) in [
+        ("<p>a &gt;</p>", "a &gt;"),
+        ("<p>a &gt</p>", "a &gt"),
+        ("<p>&copy;</p><p>b</p>", "&copy;"),
+        ("<p>x &amp;<b>y</b></p>", "x &amp;"),
+        ("<p>x &#65</p>", "x &#65"),
+        ("<p>x &</p>", "x &"),
+        ("<p>x &gt;&amp;</p>", "x &gt;&amp;"),
+    ] {
+        let parsed = parse(page.as_bytes());
+        let first = mapped_bytes(&parsed, page.as_bytes())[0];
+        assert_eq!(String::from_utf8_lossy(first), text, "{page}");
+    }
+}
+
+/// One piece of the inline content of a paragraph: a word, a space, a character reference
+/// (named with and without its semicolon, numeric, bogus, a lone `&` or `<`), a line break, or
+/// bold text.
+fn inline_piece() -> impl Strategy<Value = (String, bool)> {
+    let text = prop_oneof![
+        "[a-z]{1,5}",
+        Just(" ".to_owned()),
+        prop::sample::select(vec![
+            "&amp;", "&gt;", "&lt;", "&copy;", "&copy", "&amp", "&gt", "&notit;", "&not", "&#x41;", "&#65;", "&#65",
+            "&bogus;", "&", "& ", "< ", "&;",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop_oneof![
+        4 => text.prop_map(|t| (t, false)),
+        1 => Just(("<br>".to_owned(), true)),
+        1 => "[a-z]{1,4}".prop_map(|t| (format!("<b>{t}</b>"), true)),
+        1 => prop::sample::select(vec!["&gt;", "&copy", "&#65", "x&amp;"]).prop_map(|t| (format!("<i>{t}</i>"), true)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Paragraphs of words and character references anywhere: every stretch of the source map
+    /// names bytes of text, never the `<` or `>` of a tag.
+    #[test]
+    fn references_anywhere_map_inside_their_text(
+        paragraphs in prop::collection::vec(prop::collection::vec(inline_piece(), 1..12), 1..5),
+    ) {
+        let mut page = String::new();
+        // Whether each byte of the page belongs to a tag.
+        let mut in_tag: Vec<bool> = Vec::new();
+        let mut push = |page: &mut String, piece: &str, markup: bool| {
+            let start = page.len();
+            page.push_str(piece);
+            in_tag.resize(page.len(), false);
+            if markup {
+                // Inside `<b>..</b>`, only the tags are markup.
+                let mut tag = false;
+                for (i, byte) in piece.bytes().enumerate() {
+                    if byte == b'<' {
+                        tag = true;
+                    }
+                    in_tag[start + i] = tag;
+                    if byte == b'>' {
+                        tag = false;
+                    }
+                }
+            }
+        };
+        for paragraph in &paragraphs {
+            push(&mut page, "<p>", true);
+            for (piece, markup) in paragraph {
+                push(&mut page, piece, *markup);
+            }
+            push(&mut page, "</p>", true);
+        }
+        let parsed = parse(page.as_bytes());
+        for mapped in &parsed.rendition.as_ref().unwrap().source_map {
+            let Origin::Bytes { start, end } = mapped.origin else { panic!() };
+            let text = &parsed.document.text[mapped.span.range()];
+            prop_assert!(
+                !in_tag[start..end].contains(&true),
+                "{text:?} maps to {:?} of {page:?}",
+                &page[start..end]
+            );
+        }
+        chunk_and_check(&parsed, 16, 2, cl100k());
+    }
+}

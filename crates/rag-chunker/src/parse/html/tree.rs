@@ -133,6 +133,7 @@ impl Sink<'_> {
         let (_, end) = self.piece.get();
         let cursor = self.piece_cursor.get();
         if !text.is_empty()
+            && !self.piece_is_lookahead()
             && let Some(found) = self.source.get(cursor..end).and_then(|piece| piece.find(text))
         {
             let start = cursor + found;
@@ -150,11 +151,29 @@ impl Sink<'_> {
         } else {
             self.pending_start.get()
         };
+        if self.piece_is_lookahead() && from < start {
+            return (from, start);
+        }
         (from.min(start), end)
     }
 
+    /// Whether the current piece is a lone `<` or `&`: never text while it is fed, since the
+    /// tokenizer must see the character after it to know what it opens. What the tokenizer emits
+    /// while it is fed (a named character reference it finished by looking at this character, a
+    /// `<` or `&` before it that opened nothing, and what it read after that) came from the
+    /// pending pieces before it.
+    fn piece_is_lookahead(&self) -> bool {
+        let (start, end) = self.piece.get();
+        end == start + 1 && matches!(self.source.as_bytes().get(start), Some(b'<' | b'&'))
+    }
+
     fn touched(&self) {
-        self.called_in_piece.set(true);
+        // What is emitted while a lookahead piece is fed comes from the pieces before it, which
+        // stay pending: the tokenizer may emit them in several calls (a `&` that opened nothing,
+        // then the name it read after it), and each call is given all of them.
+        if !self.piece_is_lookahead() {
+            self.called_in_piece.set(true);
+        }
     }
 
     fn new_node(&self, name: QualName, data: NodeData) -> NodeId {
