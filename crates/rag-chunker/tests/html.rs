@@ -553,3 +553,39 @@ proptest! {
         chunk_and_check(&parsed, 16, 2, cl100k());
     }
 }
+
+/// A page of one `div` with `n` attributes, `a0=x a1=x ...`.
+fn tag_of(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}=x")).collect();
+    format!("<div {}>text</div>", names.join(" "))
+}
+
+#[test]
+fn a_page_whose_attributes_would_take_quadratic_time_is_refused_before_it_is_parsed() {
+    // The tokenizer compares each attribute with the tag's earlier ones: doubling a tag's
+    // attributes quadruples the work, and past the page's allowance the page is refused.
+    let comparisons = |n: usize| (n * (n - 1) / 2) as u64;
+    let allowance = |page: &str| {
+        rag_chunker::MAX_HTML_ATTRIBUTE_COMPARISONS
+            + rag_chunker::HTML_ATTRIBUTE_COMPARISONS_PER_BYTE * page.len() as u64
+    };
+    let within = tag_of(3200);
+    assert!(comparisons(3200) <= allowance(&within));
+    assert_eq!(parse(within.as_bytes()).document.text, "text");
+    let over = tag_of(6400);
+    assert!(comparisons(6400) > allowance(&over));
+    let err = parse_with(DocumentType::Html.parser(), over.as_bytes()).unwrap_err();
+    assert!(matches!(err, ParseError::LimitExceeded { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("page.html: the work of checking attribute names for duplicates (the tag at byte 0 has"),
+        "{err}"
+    );
+    // 200,000 attributes (a 2 MB page, 10 to 16 s of the tokenizer's time) are refused after the
+    // first few thousand: the check stops where the allowance runs out.
+    let err = parse_with(DocumentType::Html.parser(), tag_of(200_000).as_bytes()).unwrap_err();
+    assert!(matches!(err, ParseError::LimitExceeded { .. }), "{err}");
+    // Many tags of ordinary size cost nothing against the allowance.
+    let page = "<p class=a id=b title=c lang=d dir=e data-x=f>x</p>".repeat(2_000);
+    assert!(parse(page.as_bytes()).document.text.starts_with("x\n\nx"));
+}

@@ -47,7 +47,10 @@ use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestCo
 
 pub use docx::DocxParser;
 #[cfg(feature = "html")]
-pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use html::{
+    HTML_ATTRIBUTE_COMPARISONS_PER_BYTE, HtmlParser, MAX_HTML_ATTRIBUTE_COMPARISONS, MAX_HTML_BYTES, MAX_HTML_DEPTH,
+    MAX_HTML_NODES,
+};
 pub use markdown::MarkdownParser;
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]

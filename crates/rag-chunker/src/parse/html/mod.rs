@@ -7,6 +7,7 @@
 //! ([`render`]). The chunker reference (`docs/reference/chunker.md`, "HTML") documents what
 //! becomes what.
 
+mod attributes;
 mod charset;
 mod chrome;
 mod render;
@@ -26,6 +27,18 @@ pub const MAX_HTML_NODES: usize = 4_000_000;
 /// The deepest an element may be nested (browsers stop nesting at 512 too): past it the
 /// parser's work per tag grows with the depth, so a hostile page could take hours.
 pub const MAX_HTML_DEPTH: usize = 512;
+
+/// The name comparisons html5ever's tokenizer may make on any page to find duplicate attributes,
+/// beside [`HTML_ATTRIBUTE_COMPARISONS_PER_BYTE`]: a tag of `n` attributes costs `n(n-1)/2` (each
+/// attribute is compared with the tag's earlier ones), so a page of tags of ordinary size costs
+/// a few per tag, and one tag of 5,800 attributes all of this.
+pub const MAX_HTML_ATTRIBUTE_COMPARISONS: u64 = 1 << 24;
+
+/// The name comparisons a page may make for each of its bytes, beside
+/// [`MAX_HTML_ATTRIBUTE_COMPARISONS`]: past their sum the page is refused before html5ever sees
+/// it, so the tokenizer's work on attributes is linear in the page (one tag of 200,000 attributes,
+/// a 2 MB page, took 10 to 16 s before). A 1 MB page allows one tag of about 9,800 attributes.
+pub const HTML_ATTRIBUTE_COMPARISONS_PER_BYTE: u64 = 32;
 
 /// Reads HTML (`.html`, `.htm`, `.xhtml`) into a text rendition with headings, paragraphs, list
 /// items, table rows, fenced code, quotes and captions, whose source map names the bytes of the
@@ -112,6 +125,23 @@ fn parse_html(source: &SourceBytes<'_>, keep_chrome: bool) -> Result<ParsedDocum
         ));
     }
     let decoded = charset::decode_html(bytes);
+    attributes::check(&decoded.text).map_err(|over| {
+        limit(
+            source,
+            format!(
+                "the work of checking attribute names for duplicates (the tag at byte {} has {} attributes)",
+                decoded.file_offset(over.tag_start),
+                over.attributes
+            ),
+            &format!(
+                "{} name comparisons for a page of {} bytes ({} and {} per byte)",
+                attributes::allowance(decoded.text.len()),
+                decoded.text.len(),
+                MAX_HTML_ATTRIBUTE_COMPARISONS,
+                HTML_ATTRIBUTE_COMPARISONS_PER_BYTE
+            ),
+        )
+    })?;
     let tree = tree::build(&decoded.text, MAX_HTML_NODES, MAX_HTML_DEPTH).map_err(|overflow| match overflow {
         tree::Overflow::Nodes => limit(source, "the number of nodes".to_owned(), "4,000,000 nodes"),
         tree::Overflow::Depth => limit(source, "the nesting depth of elements".to_owned(), "512 elements"),
