@@ -248,7 +248,7 @@ impl Writer<'_> {
         if !node.is_element() {
             return Role::Inline;
         }
-        if node.name.ns != html5ever::ns!(html) {
+        if node.name().ns != html5ever::ns!(html) {
             // SVG and MathML: pictures and formulas, not prose.
             return Role::Skip("embedded");
         }
@@ -314,7 +314,7 @@ impl Writer<'_> {
     /// A table used for layout: one whose cells hold blocks (lists, code, other tables,
     /// headings, several paragraphs) is walked as flow, not written as Markdown rows.
     fn is_layout_table(&self, id: NodeId) -> bool {
-        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.clone();
+        let mut stack: Vec<NodeId> = self.tree.nodes[id].children().collect();
         let mut paragraphs = 0;
         while let Some(node) = stack.pop() {
             let name = self.tree.nodes[node].html_name();
@@ -333,7 +333,7 @@ impl Writer<'_> {
             if name == "td" || name == "th" {
                 paragraphs = 0;
             }
-            stack.extend(self.tree.nodes[node].children.iter().copied());
+            stack.extend(self.tree.nodes[node].children());
         }
         false
     }
@@ -349,7 +349,7 @@ impl Writer<'_> {
             if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
                 out.push_str(text);
             }
-            stack.extend(self.tree.nodes[node].children.iter().rev());
+            stack.extend(self.tree.nodes[node].children().rev());
         }
         out
     }
@@ -366,7 +366,7 @@ impl Writer<'_> {
                     longest = longest.max(run);
                 }
             }
-            stack.extend(self.tree.nodes[node].children.iter().copied());
+            stack.extend(self.tree.nodes[node].children());
         }
         longest
     }
@@ -378,7 +378,7 @@ impl Writer<'_> {
                 Frame::Enter(id) => {
                     if let Some(exit) = self.enter(id) {
                         stack.push(Frame::Exit(id, exit));
-                        stack.extend(self.tree.nodes[id].children.iter().rev().map(|&c| Frame::Enter(c)));
+                        stack.extend(self.tree.nodes[id].children().rev().map(Frame::Enter));
                     }
                 }
                 Frame::Exit(id, exit) => self.exit(id, exit),
@@ -390,10 +390,8 @@ impl Writer<'_> {
     /// Enters `id`; `None` when its children are not to be walked.
     fn enter(&mut self, id: NodeId) -> Option<Exit> {
         match &self.tree.nodes[id].data {
-            NodeData::Text { text, pieces } => {
-                if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
-                    self.enter_text(id, text, (first.source.0, last.source.1));
-                }
+            NodeData::Text { text, source } => {
+                self.enter_text(id, text, *source);
                 return None;
             }
             NodeData::Comment { source } => {
@@ -690,16 +688,10 @@ impl Writer<'_> {
     fn language(&self, id: NodeId) -> String {
         let nodes = &self.tree.nodes;
         let mut candidates = vec![id];
-        candidates.extend(
-            nodes[id]
-                .children
-                .iter()
-                .copied()
-                .filter(|&c| nodes[c].html_name() == "code"),
-        );
-        let parent = nodes[id].parent;
+        candidates.extend(nodes[id].children().filter(|&c| nodes[c].html_name() == "code"));
+        let parent = nodes[id].parent();
         candidates.extend(parent);
-        candidates.extend(parent.and_then(|p| nodes[p].parent));
+        candidates.extend(parent.and_then(|p| nodes[p].parent()));
         for node in candidates {
             let node = &nodes[node];
             if let Some(lang) = node.attr("data-lang") {
@@ -748,15 +740,11 @@ impl Writer<'_> {
                 _ => kind,
             };
             match &node.data {
-                NodeData::Text { pieces, .. } => {
-                    if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
-                        self.out.left_out.push((kind, (first.source.0, last.source.1)));
-                    }
-                }
+                NodeData::Text { source, .. } => self.out.left_out.push((kind, *source)),
                 NodeData::Comment { source } => self.out.left_out.push(("comment", *source)),
                 _ => {}
             }
-            stack.extend(node.children.iter().map(|&c| (c, kind)));
+            stack.extend(node.children().map(|c| (c, kind)));
         }
     }
 
