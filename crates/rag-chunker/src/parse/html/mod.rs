@@ -11,6 +11,7 @@ mod attributes;
 mod charset;
 mod chrome;
 mod render;
+mod role;
 mod tree;
 
 use rag_core::{MappedSpan, Origin, ParseError, ParsedDocument, Rendition, RequestContext, SourceBytes};

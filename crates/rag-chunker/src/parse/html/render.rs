@@ -4,6 +4,7 @@
 use rag_core::{Block, BlockType, HeadingLevel, Span};
 
 use super::chrome::Chrome;
+use super::role::{self, Role, flat_role, heading_level, is_flow, skipped_kind};
 use super::tree::{DOCUMENT, NodeData, NodeId, Tree};
 
 /// Line prefixes (list indentation, quote markers) stop growing past this many bytes: a page
@@ -20,31 +21,6 @@ pub(crate) struct Rendered {
     pub(crate) mapped: Vec<(Span, (usize, usize))>,
     /// Decoded-source ranges of what was left out, by kind.
     pub(crate) left_out: Vec<(&'static str, (usize, usize))>,
-}
-
-/// How an element is walked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Left out, counted under this kind.
-    Skip(&'static str),
-    Heading(u8),
-    /// Breaks the flow: what follows starts a new block (`p`, `div`, `section`, ...).
-    Flow,
-    List {
-        ordered: bool,
-    },
-    Item,
-    Quote,
-    Pre,
-    Table,
-    Row,
-    Cell,
-    /// A block of this type (`figcaption`, a table's `caption`).
-    Typed(BlockType),
-    LineBreak,
-    /// Inline, wrapped in this marker (`` ` `` for code, `**` for strong).
-    Marked(&'static str),
-    Inline,
 }
 
 /// What to do when the walk leaves an element.
@@ -146,89 +122,6 @@ pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
     writer.out
 }
 
-fn heading_level(name: &str) -> Option<u8> {
-    match name {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
-    }
-}
-
-fn is_flow(name: &str) -> bool {
-    matches!(
-        name,
-        "address"
-            | "article"
-            | "aside"
-            | "body"
-            | "center"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figure"
-            | "footer"
-            | "form"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "html"
-            | "legend"
-            | "main"
-            | "menu"
-            | "nav"
-            | "p"
-            | "search"
-            | "section"
-            | "summary"
-            | "tbody"
-            | "thead"
-            | "tfoot"
-    )
-}
-
-/// The kind an HTML element is left out as, by its name alone: scripts, styles, templates, the
-/// head, embedded content and form controls.
-fn skipped_kind(name: &str) -> Option<&'static str> {
-    match name {
-        "script" | "noscript" => Some("script"),
-        "style" => Some("style"),
-        "template" => Some("template"),
-        "head" => Some("head"),
-        "iframe" | "object" | "embed" | "canvas" | "video" | "audio" | "map" | "frameset" => Some("embedded"),
-        "button" | "select" | "textarea" | "datalist" | "input" | "option" | "optgroup" => Some("form"),
-        _ => None,
-    }
-}
-
-/// The role of an element inside a flat context (a table cell, a heading): line breaks and inline
-/// markers stay, every block element only breaks the flow.
-fn flat_role(name: &str) -> Role {
-    match name {
-        "br" => Role::LineBreak,
-        "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
-        "strong" | "b" => Role::Marked("**"),
-        _ if is_flow(name)
-            || heading_level(name).is_some()
-            || matches!(
-                name,
-                "li" | "ul" | "ol" | "pre" | "table" | "tr" | "td" | "th" | "blockquote" | "caption" | "figcaption"
-            ) =>
-        {
-            Role::Flow
-        }
-        _ => Role::Inline,
-    }
-}
-
 impl Writer<'_> {
     fn in_context(&self, wanted: impl Fn(&Context) -> bool) -> bool {
         self.contexts.iter().any(wanted)
@@ -258,7 +151,7 @@ impl Writer<'_> {
         if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
             return Role::Skip("hidden");
         }
-        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && self.is_permalink(id)) {
+        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && role::is_permalink(self.tree, id)) {
             return Role::Skip("chrome");
         }
         if self.raw() {
@@ -287,7 +180,7 @@ impl Writer<'_> {
             "li" => Role::Item,
             "blockquote" => Role::Quote,
             "pre" | "listing" | "xmp" | "plaintext" => Role::Pre,
-            "table" if !self.is_layout_table(id) => Role::Table,
+            "table" if !role::is_layout_table(self.tree, id) => Role::Table,
             "tr" if self.in_context(|c| matches!(c, Context::Table { .. })) => Role::Row,
             "td" | "th" if self.in_context(|c| matches!(c, Context::Row { .. })) => Role::Cell,
             "caption" | "figcaption" => Role::Typed(BlockType::Caption),
@@ -298,77 +191,6 @@ impl Writer<'_> {
             _ if is_flow(name) => Role::Flow,
             _ => Role::Inline,
         }
-    }
-
-    /// A heading's permalink: a link to a fragment whose text is a sign (`#`, `¶`, `§`, `🔗`).
-    fn is_permalink(&self, id: NodeId) -> bool {
-        let node = &self.tree.nodes[id];
-        if !node.attr("href").is_some_and(|h| h.starts_with('#')) {
-            return false;
-        }
-        let text = self.subtree_text(id, 16);
-        let text = text.trim();
-        !text.is_empty() && text.chars().count() <= 2 && !text.chars().any(char::is_alphanumeric)
-    }
-
-    /// A table used for layout: one whose cells hold blocks (lists, code, other tables,
-    /// headings, several paragraphs) is walked as flow, not written as Markdown rows.
-    fn is_layout_table(&self, id: NodeId) -> bool {
-        let mut stack: Vec<NodeId> = self.tree.nodes[id].children().collect();
-        let mut paragraphs = 0;
-        while let Some(node) = stack.pop() {
-            let name = self.tree.nodes[node].html_name();
-            match name {
-                "table" | "pre" | "ul" | "ol" | "dl" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                    return true;
-                }
-                "p" | "div" => {
-                    paragraphs += 1;
-                    if paragraphs > 1 {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-            if name == "td" || name == "th" {
-                paragraphs = 0;
-            }
-            stack.extend(self.tree.nodes[node].children());
-        }
-        false
-    }
-
-    /// Up to `limit` bytes of the text of `id`'s subtree.
-    fn subtree_text(&self, id: NodeId, limit: usize) -> String {
-        let mut out = String::new();
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            if out.len() > limit {
-                break;
-            }
-            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
-                out.push_str(text);
-            }
-            stack.extend(self.tree.nodes[node].children().rev());
-        }
-        out
-    }
-
-    /// The longest run of backticks in the text of `id`'s subtree.
-    fn longest_backticks(&self, id: NodeId) -> usize {
-        let mut longest = 0;
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
-                let mut run = 0;
-                for c in text.chars() {
-                    run = if c == '`' { run + 1 } else { 0 };
-                    longest = longest.max(run);
-                }
-            }
-            stack.extend(self.tree.nodes[node].children());
-        }
-        longest
     }
 
     fn walk(&mut self) {
@@ -465,7 +287,7 @@ impl Writer<'_> {
     /// run of backticks in it.
     fn open_marker(&mut self, id: NodeId, marker: &'static str) {
         let marker = if marker == "`" {
-            match self.longest_backticks(id) {
+            match role::longest_backticks(self.tree, id) {
                 0 => "`",
                 1 => "``",
                 _ => "```",
@@ -537,8 +359,8 @@ impl Writer<'_> {
     /// the language the page names for it.
     fn open_pre(&mut self, id: NodeId) {
         self.close_block();
-        let fence = "`".repeat((self.longest_backticks(id) + 1).max(3));
-        let language = self.language(id);
+        let fence = "`".repeat((role::longest_backticks(self.tree, id) + 1).max(3));
+        let language = role::language(self.tree, id);
         self.start_block(BlockType::Code, None, &format!("{fence}{language}"));
         // The fence line is content: a code block of only a fence still shows it was code.
         self.out.text.push('\n');
@@ -679,53 +501,6 @@ impl Writer<'_> {
         if let Some(Context::Table { rows }) = self.contexts.last_mut() {
             *rows += 1;
         }
-    }
-
-    /// The language a `pre` names for its code: a `data-lang` attribute, or a class of the `pre`,
-    /// its `code` child or the two elements around it, as generators write them: `language-X`
-    /// and `lang-X` (CommonMark, highlight.js, Prism), `highlight-X` and `highlight-source-X`
-    /// (Sphinx, GitHub), `sourceCode X` (pandoc), `code X` (docutils).
-    fn language(&self, id: NodeId) -> String {
-        let nodes = &self.tree.nodes;
-        let mut candidates = vec![id];
-        candidates.extend(nodes[id].children().filter(|&c| nodes[c].html_name() == "code"));
-        let parent = nodes[id].parent();
-        candidates.extend(parent);
-        candidates.extend(parent.and_then(|p| nodes[p].parent()));
-        for node in candidates {
-            let node = &nodes[node];
-            if let Some(lang) = node.attr("data-lang") {
-                return clean_language(lang);
-            }
-            let Some(class) = node.attr("class") else {
-                continue;
-            };
-            for word in class.split_whitespace() {
-                let named = word
-                    .strip_prefix("language-")
-                    .or_else(|| word.strip_prefix("lang-"))
-                    .or_else(|| word.strip_prefix("highlight-source-"))
-                    .or_else(|| word.strip_prefix("highlight-"));
-                if let Some(lang) = named {
-                    return clean_language(lang);
-                }
-            }
-            let words: Vec<&str> = class.split_whitespace().collect();
-            if words.iter().any(|w| matches!(*w, "sourceCode" | "code")) {
-                let not_language = [
-                    "sourceCode",
-                    "code",
-                    "literal-block",
-                    "highlight",
-                    "notranslate",
-                    "numberLines",
-                ];
-                if let Some(lang) = words.iter().find(|w| !not_language.contains(w)) {
-                    return clean_language(lang);
-                }
-            }
-        }
-        String::new()
     }
 
     /// Counts the subtree of `id` as left out under `kind`: its text, and its comments (scripts and
@@ -982,13 +757,4 @@ impl Writer<'_> {
         }
         self.out.mapped.push((span, source));
     }
-}
-
-/// A language name as a fence's info string can carry it: up to the first character that is
-/// not a letter, digit or one of `+-#._`.
-fn clean_language(lang: &str) -> String {
-    lang.trim()
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || matches!(c, '+' | '-' | '#' | '.' | '_'))
-        .collect()
 }
