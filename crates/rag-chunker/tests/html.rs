@@ -589,3 +589,80 @@ fn a_page_whose_attributes_would_take_quadratic_time_is_refused_before_it_is_par
     let page = "<p class=a id=b title=c lang=d dir=e data-x=f>x</p>".repeat(2_000);
     assert!(parse(page.as_bytes()).document.text.starts_with("x\n\nx"));
 }
+
+fn left_out(parsed: &ParsedDocument) -> &std::collections::BTreeMap<String, usize> {
+    &parsed.rendition.as_ref().unwrap().left_out
+}
+
+#[test]
+fn text_the_page_hides_is_left_out_as_hidden_unless_kept() {
+    let hidden = [
+        "<p hidden>attribute</p>",
+        "<p aria-hidden=\"true\">aria</p>",
+        "<p style=\"display:none\">display</p>",
+        "<p style=\"visibility:hidden\">visibility</p>",
+        "<div style=\"DISPLAY : NONE !important\"><p>upper</p><ul><li>case</li></ul></div>",
+        "<span style=\"color:red; visibility: collapse\">collapse</span>",
+        "<p style=\"display:/**/n\\6f ne\">escaped</p>",
+    ];
+    let page = format!("<p>Shown.</p>{}<p>Also shown.</p>", hidden.concat());
+    let parsed = parse(page.as_bytes());
+    assert_eq!(parsed.document.text, "Shown.\n\nAlso shown.");
+    let words = [
+        "attribute",
+        "aria",
+        "display",
+        "visibility",
+        "upper",
+        "case",
+        "collapse",
+        "escaped",
+    ];
+    assert_eq!(
+        left_out(&parsed)["hidden"],
+        words.iter().map(|w| w.len()).sum::<usize>()
+    );
+    // The page's bytes still add up: text, hidden, markup.
+    let rendition = parsed.rendition.as_ref().unwrap();
+    let mapped: usize = mapped_bytes(&parsed, page.as_bytes()).iter().map(|b| b.len()).sum();
+    assert_eq!(mapped + rendition.left_out_bytes(), page.len());
+    chunk_and_check(&parsed, 16, 2, cl100k());
+
+    let kept = parse_with(&HtmlParser::new().keep_hidden(true), page.as_bytes()).unwrap();
+    for word in words {
+        assert!(kept.document.text.contains(word), "{word}: {}", kept.document.text);
+    }
+    assert!(!left_out(&kept).contains_key("hidden"));
+    // Keeping hidden text keeps chrome out, and keeping chrome keeps hidden text out.
+    let nav = format!("<nav>Menu</nav>{page}");
+    let both = HtmlParser::new().keep_hidden(true);
+    assert!(
+        !parse_with(&both, nav.as_bytes())
+            .unwrap()
+            .document
+            .text
+            .contains("Menu")
+    );
+    let chrome = parse_with(&HtmlParser::new().keep_chrome(true), nav.as_bytes()).unwrap();
+    assert!(chrome.document.text.contains("Menu") && !chrome.document.text.contains("aria"));
+}
+
+#[test]
+fn an_element_inside_a_hidden_one_can_be_made_visible_again() {
+    // `visibility` is inherited and a descendant may override it (`display: none` cannot be).
+    let page = "<div style='visibility:hidden'>secret <span style='visibility:visible'>shown</span> \
+        <p>also secret</p></div><div style='display:none'><p style='visibility:visible'>gone</p></div>";
+    let parsed = parse(page.as_bytes());
+    assert_eq!(parsed.document.text, "shown");
+    assert_eq!(
+        left_out(&parsed)["hidden"],
+        "secret ".len() + " ".len() + "also secret".len() + "gone".len()
+    );
+}
+
+#[test]
+fn stylesheets_are_not_read_so_a_class_that_hides_is_not_seen() {
+    // Documented: only inline styles are read.
+    let parsed = parse(b"<style>.x { display: none }</style><p class=x>kept</p>");
+    assert_eq!(parsed.document.text, "kept");
+}

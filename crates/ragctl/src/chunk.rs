@@ -58,6 +58,11 @@ pub(crate) struct ChunkArgs {
     /// text of HTML pages instead of leaving it out; scripts, styles and comments stay out.
     #[arg(long)]
     keep_chrome: bool,
+    /// Keep text the document hides instead of leaving it out: HTML elements with the `hidden`
+    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, PDF
+    /// invisible text.
+    #[arg(long)]
+    keep_hidden: bool,
     /// Chunks previewed per file in text format.
     #[arg(short = 'n', long, default_value_t = 5, value_name = "N")]
     show: usize,
@@ -147,6 +152,7 @@ struct Settings {
     chunker: HeadingAwareChunker,
     doc_type: Option<DocumentType>,
     keep_chrome: bool,
+    keep_hidden: bool,
     format: ChunkFormat,
     /// Whether the rendition of each file follows a line naming it (several inputs).
     name_renditions: bool,
@@ -337,6 +343,7 @@ impl Settings {
             chunker,
             doc_type: args.doc_type,
             keep_chrome: args.keep_chrome,
+            keep_hidden: args.keep_hidden,
             format: args.format,
             name_renditions: files > 1,
             show: args.show,
@@ -685,8 +692,10 @@ fn parse_with(
     source: SourceBytes<'_>,
     owned: Option<Vec<u8>>,
 ) -> Result<ParsedDocument, rag_core::ParseError> {
-    if doc_type == DocumentType::Html && settings.keep_chrome {
-        let parser = rag_chunker::parse::HtmlParser::new().keep_chrome(true);
+    if doc_type == DocumentType::Html && (settings.keep_chrome || settings.keep_hidden) {
+        let parser = rag_chunker::parse::HtmlParser::new()
+            .keep_chrome(settings.keep_chrome)
+            .keep_hidden(settings.keep_hidden);
         let bytes = owned.as_deref().unwrap_or(source.bytes);
         return rag_core::Parser::parse(&parser, &settings.ctx, SourceBytes { bytes, ..source });
     }

@@ -3,8 +3,11 @@
 
 use rag_core::{Block, BlockType, HeadingLevel, Span};
 
-use super::chrome::Chrome;
+use std::cell::OnceCell;
+
+use super::chrome::{self, Chrome};
 use super::role::{self, Role, flat_role, heading_level, is_flow, skipped_kind};
+use super::style::{self, Shown};
 use super::tree::{DOCUMENT, NodeData, NodeId, Tree};
 
 /// Line prefixes (list indentation, quote markers) stop growing past this many bytes: a page
@@ -99,10 +102,18 @@ struct Writer<'t> {
     markers: Vec<Marker>,
     /// The block type of the last block closed, for tight separators.
     last_closed: Option<BlockType>,
+    /// Whether hidden elements are walked like the others (`HtmlParser::keep_hidden`).
+    keep_hidden: bool,
+    /// The elements being walked whose inline style sets `visibility`, innermost last, and
+    /// whether it shows them.
+    visibility: Vec<(NodeId, bool)>,
+    /// Per node: whether an element inside it sets `visibility: visible`, computed the first
+    /// time an element sets `visibility: hidden`.
+    visible_inside: OnceCell<Vec<bool>>,
 }
 
-/// Renders `tree`, leaving out `chrome`.
-pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
+/// Renders `tree`, leaving out `chrome`, and hidden elements unless `keep_hidden`.
+pub(crate) fn render(tree: &Tree, chrome: &Chrome, keep_hidden: bool) -> Rendered {
     let mut writer = Writer {
         tree,
         chrome,
@@ -117,6 +128,9 @@ pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
         pending_break: false,
         markers: Vec::new(),
         last_closed: None,
+        keep_hidden,
+        visibility: Vec::new(),
+        visible_inside: OnceCell::new(),
     };
     writer.walk();
     writer.out
@@ -135,7 +149,30 @@ impl Writer<'_> {
         self.in_context(|c| matches!(c, Context::Pre))
     }
 
-    fn role(&self, id: NodeId) -> Role {
+    /// Whether text now is hidden by a `visibility: hidden` around it.
+    fn invisible(&self) -> bool {
+        self.visibility.last().is_some_and(|&(_, visible)| !visible)
+    }
+
+    /// Whether an element inside `id` sets `visibility: visible`, and so is shown inside a hidden
+    /// `id`.
+    fn shows_inside(&self, id: NodeId) -> bool {
+        let inside = self.visible_inside.get_or_init(|| {
+            let nodes = &self.tree.nodes;
+            let mut inside = vec![false; nodes.len()];
+            for node in chrome::preorder(self.tree).into_iter().rev() {
+                let shown =
+                    inside[node] || (nodes[node].is_element() && style::shown(&nodes[node]).visible == Some(true));
+                if shown && let Some(parent) = nodes[node].parent() {
+                    inside[parent] = true;
+                }
+            }
+            inside
+        });
+        inside.get(id).copied().unwrap_or(false)
+    }
+
+    fn role(&self, id: NodeId, shown: Shown) -> Role {
         let node = &self.tree.nodes[id];
         let name = node.html_name();
         if !node.is_element() {
@@ -148,7 +185,9 @@ impl Writer<'_> {
         if let Some(kind) = skipped_kind(name) {
             return Role::Skip(kind);
         }
-        if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
+        // An element hidden with all it holds is left out at once; one whose `visibility: hidden`
+        // an element inside it overrides is walked, its own text left out.
+        if shown.removed || (shown.visible == Some(false) && !self.shows_inside(id)) {
             return Role::Skip("hidden");
         }
         if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && role::is_permalink(self.tree, id)) {
@@ -224,7 +263,17 @@ impl Writer<'_> {
             NodeData::Other => return None,
             NodeData::Element { .. } => {}
         }
-        let role = self.role(id);
+        let shown = if self.keep_hidden {
+            Shown::default()
+        } else {
+            style::shown(&self.tree.nodes[id])
+        };
+        let role = self.role(id, shown);
+        if let Some(visible) = shown.visible
+            && !matches!(role, Role::Skip(_) | Role::LineBreak)
+        {
+            self.visibility.push((id, visible));
+        }
         match role {
             Role::Skip(kind) => {
                 self.leave_out(id, kind);
@@ -265,6 +314,8 @@ impl Writer<'_> {
     fn enter_text(&mut self, id: NodeId, text: &str, source: (usize, usize)) {
         if self.chrome.is(id) {
             self.out.left_out.push(("chrome", source));
+        } else if self.invisible() {
+            self.out.left_out.push(("hidden", source));
         } else if self.raw() {
             self.write_raw(text, source);
         } else {
@@ -386,7 +437,10 @@ impl Writer<'_> {
         self.contexts.push(Context::Flat);
     }
 
-    fn exit(&mut self, _id: NodeId, exit: Exit) {
+    fn exit(&mut self, id: NodeId, exit: Exit) {
+        if self.visibility.last().is_some_and(|&(node, _)| node == id) {
+            self.visibility.pop();
+        }
         let role = match exit {
             Exit::Nothing => return,
             Exit::Break => {
