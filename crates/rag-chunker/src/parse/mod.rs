@@ -34,6 +34,7 @@ pub mod docx;
 #[cfg(feature = "html")]
 mod html;
 mod markdown;
+mod no_text;
 mod ocr;
 #[cfg(feature = "pdf")]
 mod pdf;
@@ -52,6 +53,7 @@ pub use html::{
     MAX_HTML_NODES,
 };
 pub use markdown::MarkdownParser;
+pub use no_text::{NO_TEXT, no_text_warning};
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]
 pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};
@@ -154,7 +156,10 @@ impl DocumentType {
                 };
                 &HTML
             }
-            Self::Docx => &DocxParser,
+            Self::Docx => {
+                const DOCX: DocxParser = DocxParser::new();
+                &DOCX
+            }
             #[cfg(feature = "pdf")]
             Self::Pdf => &PdfParser,
             #[cfg(not(feature = "pdf"))]
