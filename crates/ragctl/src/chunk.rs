@@ -59,8 +59,8 @@ pub(crate) struct ChunkArgs {
     #[arg(long)]
     keep_chrome: bool,
     /// Keep text the document hides instead of leaving it out: HTML elements with the `hidden`
-    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, PDF
-    /// invisible text.
+    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, DOCX
+    /// hidden runs (`w:vanish`), PDF invisible text.
     #[arg(long)]
     keep_hidden: bool,
     /// Chunks previewed per file in text format.
@@ -566,9 +566,12 @@ fn chunk_into(
 ) -> Result<Vec<String>, Failure> {
     let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
     span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    // The parser's warnings, and the one a document without text gets, which says why.
     let warnings: Vec<String> = parsed
         .warnings()
         .iter()
+        .cloned()
+        .chain(rag_chunker::parse::no_text_warning(&parsed))
         .map(|warning| format!("{uri}: {warning}"))
         .collect();
     if settings.format == ChunkFormat::Rendition {
@@ -696,6 +699,11 @@ fn parse_with(
         let parser = rag_chunker::parse::HtmlParser::new()
             .keep_chrome(settings.keep_chrome)
             .keep_hidden(settings.keep_hidden);
+        let bytes = owned.as_deref().unwrap_or(source.bytes);
+        return rag_core::Parser::parse(&parser, &settings.ctx, SourceBytes { bytes, ..source });
+    }
+    if doc_type == DocumentType::Docx && settings.keep_hidden {
+        let parser = rag_chunker::parse::DocxParser::new().keep_hidden(true);
         let bytes = owned.as_deref().unwrap_or(source.bytes);
         return rag_core::Parser::parse(&parser, &settings.ctx, SourceBytes { bytes, ..source });
     }
