@@ -888,10 +888,7 @@ fn a_document_of_images_only_says_how_many_images_and_that_it_has_no_text() {
         parsed.warnings(),
         ["no text: the document is 2 images and no text; they are not read (run OCR on them to chunk their text)"]
     );
-    assert_eq!(
-        parsed.rendition.as_ref().unwrap().left_out["media"],
-        2 * png.len()
-    );
+    assert_eq!(parsed.rendition.as_ref().unwrap().left_out["media"], 2 * png.len());
     // The parser said why: the front ends' rule adds nothing.
     assert_eq!(rag_chunker::parse::no_text_warning(&parsed), None);
     // One image with text beside it: nothing to say.

@@ -307,16 +307,12 @@ impl<'a> DocxReader<'a> {
         }
         let images = rendering.images;
         if images > 0 && text.trim().is_empty() {
-            let (count, are) = if images == 1 {
-                ("one image".to_owned(), "it is")
+            let images = if images == 1 {
+                "one image and no text; it is not read (run OCR on it to chunk its text)".to_owned()
             } else {
-                (format!("{images} images"), "they are")
+                format!("{images} images and no text; they are not read (run OCR on them to chunk their text)")
             };
-            rendition.warn(format!(
-                "{}: the document is {count} and no text; {are} not read (run OCR on {} to chunk their text)",
-                super::NO_TEXT,
-                if images == 1 { "it" } else { "them" }
-            ));
+            rendition.warn(format!("{}: the document is {images}", super::NO_TEXT));
         }
         ParsedDocument {
             document: super::document(source, text),
