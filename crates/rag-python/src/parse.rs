@@ -53,6 +53,8 @@ enum JobInput {
 pub(crate) struct ParseJob {
     pub(crate) ctx: RequestContext,
     doc_type: DocumentType,
+    /// Keep the text the document hides (HTML, DOCX), as `ragctl chunk --keep-hidden` does.
+    keep_hidden: bool,
     document_id: DocumentId,
     corpus_id: CorpusId,
     source_uri: String,
@@ -89,6 +91,7 @@ impl ParseJob {
         Ok(Self {
             ctx: ctx.get().inner.clone(),
             doc_type,
+            keep_hidden: false,
             document_id: document_id.into(),
             corpus_id: corpus_id.into(),
             source_uri,
@@ -108,10 +111,16 @@ impl ParseJob {
         corpus_id: &str,
     ) -> PyResult<Self> {
         let source_uri = path_uri(&path);
+        // Before the type: a directory has no extension to tell a type by, or one that lies
+        // (`folder.html`).
+        if path.is_dir() {
+            return Err(errors::parse_error(py, &directory_error(&source_uri)));
+        }
         let doc_type = document_type(py, document_type_name, &source_uri)?;
         Ok(Self {
             ctx: ctx.get().inner.clone(),
             doc_type,
+            keep_hidden: false,
             document_id: document_id.unwrap_or_else(|| source_uri.clone()).into(),
             corpus_id: corpus_id.into(),
             source_uri,
@@ -131,7 +140,21 @@ impl ParseJob {
             source_uri: &self.source_uri,
             bytes: &[],
         };
-        parse_document_owned(&self.ctx, self.doc_type, source, bytes)
+        let keeping: Option<&dyn rag_core::Parser> = match self.doc_type {
+            DocumentType::Html if self.keep_hidden => Some(&KEEP_HIDDEN_HTML),
+            DocumentType::Docx if self.keep_hidden => Some(&KEEP_HIDDEN_DOCX),
+            _ => None,
+        };
+        match keeping {
+            Some(parser) => parser.parse(
+                &self.ctx,
+                SourceBytes {
+                    bytes: &bytes,
+                    ..source
+                },
+            ),
+            None => parse_document_owned(&self.ctx, self.doc_type, source, bytes),
+        }
     }
 
     /// The context the document is parsed (and then chunked) under.
@@ -139,6 +162,10 @@ impl ParseJob {
         &self.ctx
     }
 }
+
+/// The parsers that keep hidden text.
+const KEEP_HIDDEN_HTML: rag_chunker::parse::HtmlParser = rag_chunker::parse::HtmlParser::new().keep_hidden(true);
+const KEEP_HIDDEN_DOCX: rag_chunker::parse::DocxParser = rag_chunker::parse::DocxParser::new().keep_hidden(true);
 
 /// The bytes of the file at `path`, at most `limit` of them: a larger file is refused by its
 /// size before it is read, and a stream is read to one byte past the limit.
@@ -155,7 +182,7 @@ fn read_within(path: &Path, source_uri: &str, limit: u64) -> Result<Vec<u8>, Par
     let file = std::fs::File::open(path).map_err(io)?;
     let metadata = file.metadata().map_err(io)?;
     if metadata.is_dir() {
-        return Err(io(std::io::Error::other("is a directory")));
+        return Err(directory_error(source_uri));
     }
     if metadata.is_file() && metadata.len() > limit {
         return Err(over());
@@ -166,6 +193,18 @@ fn read_within(path: &Path, source_uri: &str, limit: u64) -> Result<Vec<u8>, Par
         return Err(over());
     }
     Ok(bytes)
+}
+
+/// The error for a directory named where one file is read, pointing at what reads a directory.
+fn directory_error(source_uri: &str) -> ParseError {
+    ParseError::Io {
+        source_uri: source_uri.to_owned(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, and this reads one file: ragctl.integrations.supported_files(path) lists \
+             the files of a directory as ragctl chunk walks it",
+        ),
+    }
 }
 
 /// A path as `ragctl chunk` names it in chunk ids: `%` written `%25`, and each byte that is not
@@ -236,17 +275,27 @@ pub(crate) fn detect_document_type(py: Python<'_>, source_uri: &str) -> PyResult
 #[pyclass(frozen, subclass, module = "rag_chunker", name = "Parser")]
 pub(crate) struct PyParser {
     doc_type: DocumentType,
+    keep_hidden: bool,
 }
 
 #[pymethods]
 impl PyParser {
-    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...
+    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...;
+    /// `keep_hidden` keeps the text an HTML page or a Word file hides (the other formats hide
+    /// none).
     #[new]
-    fn new(document_type: &str) -> PyResult<Self> {
+    #[pyo3(signature = (document_type, *, keep_hidden = false))]
+    fn new(document_type: &str, keep_hidden: bool) -> PyResult<Self> {
         let doc_type = document_type
             .parse()
             .map_err(|e: rag_chunker::UnknownDocumentType| PyValueError::new_err(e.to_string()))?;
-        Ok(Self { doc_type })
+        Ok(Self { doc_type, keep_hidden })
+    }
+
+    /// Whether the parser keeps hidden text.
+    #[getter]
+    fn keep_hidden(&self) -> bool {
+        self.keep_hidden
     }
 
     /// Short name of the format, e.g. `markdown`.
@@ -265,7 +314,7 @@ impl PyParser {
         document_id: Option<String>,
         corpus_id: &str,
     ) -> PyResult<PyParsedDocument> {
-        let job = ParseJob::new(
+        let mut job = ParseJob::new(
             py,
             ctx,
             data,
@@ -275,12 +324,17 @@ impl PyParser {
             document_id,
             corpus_id,
         )?;
+        job.keep_hidden = self.keep_hidden;
         let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
         Ok(PyParsedDocument::from_rust(parsed))
     }
 
     fn __repr__(&self) -> String {
-        format!("Parser({:?})", self.doc_type.as_str())
+        if self.keep_hidden {
+            format!("Parser({:?}, keep_hidden=True)", self.doc_type.as_str())
+        } else {
+            format!("Parser({:?})", self.doc_type.as_str())
+        }
     }
 }
 

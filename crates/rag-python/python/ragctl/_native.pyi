@@ -284,9 +284,11 @@ class ParsedDocument:
     @property
     def warnings(self) -> List[str]:
         """What the parser must tell you because the text may not be the whole file (a repaired
-        PDF, skipped content), one sentence each; empty when there is nothing to say."""
+        PDF, skipped content), one sentence each, and last, for a document that gave no text,
+        why (``no text: ...``); empty when there is nothing to say."""
     def provenance(self, span: Union[Span, Tuple[int, int]]) -> List[Dict[str, JSON]]:
-        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``)."""
+        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``); a
+        span past the end of the text, or reversed, is a ``ValueError``."""
     def __len__(self) -> int: ...
 
 @final
@@ -421,9 +423,12 @@ class HuggingFaceCounter:
 
 @disjoint_base
 class Parser:
-    """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
+    """A built-in parser of one document type; ``keep_hidden`` keeps the text an HTML page or a
+    Word file hides (the other types hide none)."""
 
-    def __new__(cls, document_type: DocumentTypeName) -> Self: ...
+    def __new__(cls, document_type: DocumentTypeName, *, keep_hidden: bool = False) -> Self: ...
+    @property
+    def keep_hidden(self) -> bool: ...
     def name(self) -> str: ...
     def parse(
         self,
