@@ -860,6 +860,25 @@ fn an_office_document_relationship_to_a_part_that_is_no_document_falls_back_with
     let parsed = parse_docx(&docx).unwrap();
     assert_eq!(parsed.document.text, "The text of the document.");
     assert!(parsed.warnings().is_empty());
+    // A named part that is not XML falls back too; the document where Word puts it, named and
+    // broken, is its own error (a DTD here), not a fallback.
+    let rels = package_rels("word/broken.xml");
+    let docx = package(&[
+        ("_rels/.rels", rels.as_bytes()),
+        ("word/broken.xml", b"<w:document <<"),
+        ("word/document.xml", xml.as_bytes()),
+    ]);
+    assert_eq!(
+        parse_docx(&docx).unwrap().warnings(),
+        [
+            "_rels/.rels: the officeDocument relationship names word/broken.xml, which is not well-formed XML; \
+          word/document.xml was read instead"
+        ]
+    );
+    let rels = package_rels("word/document.xml");
+    let dtd = format!("<!DOCTYPE w:document [<!ENTITY a \"b\">]>{xml}");
+    let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/document.xml", dtd.as_bytes())]);
+    assert!(malformed_error(parse_docx(&docx)).contains("declares a DTD"));
     // With no document anywhere, the error names the relationship.
     let rels = package_rels("_rels/.rels");
     let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/styles.xml", b"<x/>")]);

@@ -357,26 +357,33 @@ fn main_part(package: &mut Package<'_>, package_relationships: &Relationships) -
     };
     let why = match package.read_part(&named)? {
         Some(xml) => match root_element(source_uri, &named, &xml) {
-            Root::Document => {
+            Ok(Root::Document) => {
                 return Ok(MainPart {
                     name: named,
                     xml,
                     warning: None,
                 });
             }
-            Root::Other(root) if root.is_empty() => {
+            Ok(Root::Other(root)) if root.is_empty() => {
                 "which is not a Word document part (it holds no XML element)".to_owned()
             }
-            Root::Other(root) => format!("which is not a Word document part (its root element is <{root}>)"),
+            Ok(Root::Other(root)) => format!("which is not a Word document part (its root element is <{root}>)"),
+            // The document where Word puts it, broken: its own error says how.
+            Err(err) if named.eq_ignore_ascii_case(CONVENTIONAL_MAIN) => return Err(err),
+            Err(_) => "which is not well-formed XML".to_owned(),
         },
         None => "which is not in the package".to_owned(),
     };
     let fallback = if named.eq_ignore_ascii_case(CONVENTIONAL_MAIN) {
         None
     } else {
-        package
-            .read_part(CONVENTIONAL_MAIN)?
-            .filter(|xml| root_element(source_uri, CONVENTIONAL_MAIN, xml) == Root::Document)
+        match package.read_part(CONVENTIONAL_MAIN)? {
+            Some(xml) => match root_element(source_uri, CONVENTIONAL_MAIN, &xml)? {
+                Root::Document => Some(xml),
+                Root::Other(_) => None,
+            },
+            None => None,
+        }
     };
     match fallback {
         Some(xml) => Ok(MainPart {
@@ -401,24 +408,25 @@ fn main_part(package: &mut Package<'_>, package_relationships: &Relationships) -
 enum Root {
     /// `w:document`, the root of a main document part.
     Document,
-    /// Anything else, by its name as written (empty for a part that is not XML or has no root).
+    /// Anything else, by its name as written (empty for a part without an element).
     Other(String),
 }
 
+/// The root element of `xml`, or the error reading the part up to it (malformed XML, a DTD).
 #[cfg(feature = "docx")]
-fn root_element(source_uri: &str, part: &str, xml: &str) -> Root {
+fn root_element(source_uri: &str, part: &str, xml: &str) -> Result<Root, ParseError> {
     let mut reader = xml::PartReader::new(source_uri, part, xml);
     loop {
-        match reader.next() {
-            Ok((ns, quick_xml::events::Event::Start(element) | quick_xml::events::Event::Empty(element))) => {
-                return if ns == xml::Ns::W && element.local_name().as_ref() == "document" {
+        match reader.next()? {
+            (ns, quick_xml::events::Event::Start(element) | quick_xml::events::Event::Empty(element)) => {
+                return Ok(if ns == xml::Ns::W && element.local_name().as_ref() == "document" {
                     Root::Document
                 } else {
                     Root::Other(element.name().as_ref().to_owned())
-                };
+                });
             }
-            Ok((_, quick_xml::events::Event::Eof)) | Err(_) => return Root::Other(String::new()),
-            Ok(_) => {}
+            (_, quick_xml::events::Event::Eof) => return Ok(Root::Other(String::new())),
+            _ => {}
         }
     }
 }
