@@ -352,6 +352,17 @@ fn hostile_pages_are_a_clear_error_or_a_correct_result() {
     }
     let parsed = parse(b"<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]><p>&a;&a;&a;</p>");
     assert!(parsed.document.text.contains("&a;&a;&a;"), "{}", parsed.document.text);
+    // Floods the tokenizer emits a character or two at a time: one text node, one stretch of
+    // the source map, however many pieces (each piece kept its own range, 28 times the page).
+    for (unit, text) in [("a;", "a;"), ("<", "<"), ("&a", "&a")] {
+        let page = unit.repeat(10_000);
+        let parsed = parse(page.as_bytes());
+        assert_eq!(parsed.document.text, text.repeat(10_000), "{unit}");
+        assert_eq!(mapped_bytes(&parsed, page.as_bytes()), [page.as_bytes()], "{unit}");
+    }
+    // Every later `<body>` tag adds its attributes to the first: in time linear in their number.
+    let bodies: String = (0..5_000).map(|i| format!("<body a{i}>")).collect();
+    assert_eq!(parse(format!("<p>text</p>{bodies}").as_bytes()).document.text, "text");
 }
 
 #[test]
