@@ -50,7 +50,10 @@ pub use parse::{
     UnknownDocumentType, ocr_result_to_parsed_document, parse_document, parse_document_owned,
 };
 #[cfg(feature = "html")]
-pub use parse::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use parse::{
+    HTML_ATTRIBUTE_COMPARISONS_PER_BYTE, HtmlParser, MAX_HTML_ATTRIBUTE_COMPARISONS, MAX_HTML_BYTES, MAX_HTML_DEPTH,
+    MAX_HTML_NODES,
+};
 #[cfg(feature = "bpe-openai")]
 pub use rag_tokens::BpeOpenAiCounter;
 pub use rag_tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};

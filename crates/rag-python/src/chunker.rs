@@ -49,20 +49,36 @@ struct ChunkJob {
     input: ChunkInput,
 }
 
+/// The parser's warnings about a document parsed for a chunking call, and why it gave no text
+/// when it gave none, each after the document's name.
+fn parse_warnings(parsed: &ParsedDocument) -> Vec<String> {
+    let uri = &parsed.document.source_uri;
+    parsed
+        .warnings()
+        .iter()
+        .cloned()
+        .chain(rag_chunker::parse::no_text_warning(parsed))
+        .map(|warning| format!("{uri}: {warning}"))
+        .collect()
+}
+
 impl Work for ChunkJob {
-    type Output = (Result<Vec<Chunk>, ChunkCallError>, CallCounter);
+    /// The chunks and, for a document the call parsed, the warnings to give the caller.
+    type Output = (Result<(Vec<Chunk>, Vec<String>), ChunkCallError>, CallCounter);
 
     fn run(self) -> Self::Output {
         let result = match self.input {
             ChunkInput::Parsed { ctx, parsed } => self
                 .chunker
                 .chunk_document(&ctx, &parsed)
+                .map(|chunks| (chunks, Vec::new()))
                 .map_err(ChunkCallError::Chunk),
             ChunkInput::Text(job) => {
                 let ctx = job.ctx().clone();
                 job.run().map_err(ChunkCallError::Parse).and_then(|parsed| {
                     self.chunker
                         .chunk_document(&ctx, &parsed)
+                        .map(|chunks| (chunks, parse_warnings(&parsed)))
                         .map_err(ChunkCallError::Chunk)
                 })
             }
@@ -74,11 +90,14 @@ impl Work for ChunkJob {
         Some(self.counter.cancel())
     }
 
-    /// The chunks, or the error (a chunking error with a Python counter's own exception as its
-    /// cause).
+    /// The chunks, after the parser's warnings as `ParseWarning`s, or the error (a chunking
+    /// error with a Python counter's own exception as its cause).
     fn finish(py: Python<'_>, (result, counter): Self::Output) -> PyResult<Py<PyAny>> {
         match result {
-            Ok(chunks) => {
+            Ok((chunks, warnings)) => {
+                for warning in &warnings {
+                    errors::parse_warning(py, warning)?;
+                }
                 let list = PyList::empty(py);
                 for chunk in chunks {
                     list.append(PyChunk::from_rust(chunk))?;

@@ -20,34 +20,42 @@ pub(crate) struct PyParseOptions {
 
 #[pymethods]
 impl PyParseOptions {
-    /// `keep_chrome` is `ragctl chunk --keep-chrome`, `max_input_bytes` `--max-input-bytes`;
-    /// the `pdf_*` limits are the PDF parser's (`PdfLimits`).
+    /// `keep_chrome` is `ragctl chunk --keep-chrome`, `keep_hidden` `--keep-hidden` (HTML, DOCX
+    /// and PDF text a reader does not see), `max_input_bytes` `--max-input-bytes`; the `pdf_*`
+    /// limits are the PDF parser's (`PdfLimits`).
     #[new]
     #[pyo3(
-        text_signature = "(*, keep_chrome=False, max_input_bytes=268435456, pdf_max_pages=None, \
+        text_signature = "(*, keep_chrome=False, keep_hidden=False, max_input_bytes=268435456, pdf_max_pages=None, \
                              pdf_max_text_bytes=None, pdf_max_runs_per_page=None, pdf_max_stream_bytes=None, \
-                             pdf_max_operations_per_page=None)"
+                             pdf_max_operations_per_page=None, pdf_max_operations=None, pdf_max_content_bytes=None)"
     )]
     #[pyo3(signature = (
         *,
         keep_chrome = false,
+        keep_hidden = false,
         max_input_bytes = ingest::MAX_INPUT_BYTES,
         pdf_max_pages = None,
         pdf_max_text_bytes = None,
         pdf_max_runs_per_page = None,
         pdf_max_stream_bytes = None,
         pdf_max_operations_per_page = None,
+        pdf_max_operations = None,
+        pdf_max_content_bytes = None,
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         keep_chrome: bool,
+        keep_hidden: bool,
         max_input_bytes: u64,
         pdf_max_pages: Option<usize>,
         pdf_max_text_bytes: Option<usize>,
         pdf_max_runs_per_page: Option<usize>,
         pdf_max_stream_bytes: Option<usize>,
         pdf_max_operations_per_page: Option<usize>,
+        pdf_max_operations: Option<usize>,
+        pdf_max_content_bytes: Option<usize>,
     ) -> PyResult<Self> {
-        let mut inner = ParseOptions::default();
+        let mut inner = ParseOptions::default().keep_hidden(keep_hidden);
         inner.html.keep_chrome = keep_chrome;
         if max_input_bytes == 0 {
             return Err(PyValueError::new_err("max_input_bytes must be at least 1 byte"));
@@ -72,6 +80,12 @@ impl PyParseOptions {
                 pdf_max_operations_per_page,
                 &mut limits.max_operations_per_page,
             ),
+            ("pdf_max_operations", pdf_max_operations, &mut limits.max_operations),
+            (
+                "pdf_max_content_bytes",
+                pdf_max_content_bytes,
+                &mut limits.max_content_bytes,
+            ),
         ] {
             if let Some(value) = given {
                 if value == 0 {
@@ -87,6 +101,12 @@ impl PyParseOptions {
     #[getter]
     fn keep_chrome(&self) -> bool {
         self.inner.html.keep_chrome
+    }
+
+    /// Whether text a reader does not see (HTML, DOCX, PDF) is kept rather than left out.
+    #[getter]
+    fn keep_hidden(&self) -> bool {
+        self.inner.html.keep_hidden
     }
 
     /// The most bytes a file is read to; a larger file is a `ParseError`.
@@ -125,18 +145,33 @@ impl PyParseOptions {
         self.inner.pdf.limits.max_operations_per_page
     }
 
+    /// Content-stream operators a whole PDF may execute.
+    #[getter]
+    fn pdf_max_operations(&self) -> usize {
+        self.inner.pdf.limits.max_operations
+    }
+
+    /// Bytes of content streams a whole PDF may run.
+    #[getter]
+    fn pdf_max_content_bytes(&self) -> usize {
+        self.inner.pdf.limits.max_content_bytes
+    }
+
     /// The keyword arguments that rebuild these options, so they pickle (Ray ships a task's
     /// arguments to its workers that way).
     fn __getnewargs_ex__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyTuple>, Bound<'py, PyDict>)> {
         let limits = &self.inner.pdf.limits;
         let kwargs = PyDict::new(py);
         kwargs.set_item("keep_chrome", self.inner.html.keep_chrome)?;
+        kwargs.set_item("keep_hidden", self.inner.html.keep_hidden)?;
         kwargs.set_item("max_input_bytes", self.inner.max_input_bytes)?;
         kwargs.set_item("pdf_max_pages", limits.max_pages)?;
         kwargs.set_item("pdf_max_text_bytes", limits.max_text_bytes)?;
         kwargs.set_item("pdf_max_runs_per_page", limits.max_runs_per_page)?;
         kwargs.set_item("pdf_max_stream_bytes", limits.max_stream_bytes)?;
         kwargs.set_item("pdf_max_operations_per_page", limits.max_operations_per_page)?;
+        kwargs.set_item("pdf_max_operations", limits.max_operations)?;
+        kwargs.set_item("pdf_max_content_bytes", limits.max_content_bytes)?;
         Ok((PyTuple::empty(py), kwargs))
     }
 
@@ -149,15 +184,19 @@ impl PyParseOptions {
     fn __repr__(&self) -> String {
         let limits = &self.inner.pdf.limits;
         format!(
-            "ParseOptions(keep_chrome={}, max_input_bytes={}, pdf_max_pages={}, pdf_max_text_bytes={}, \
-             pdf_max_runs_per_page={}, pdf_max_stream_bytes={}, pdf_max_operations_per_page={})",
+            "ParseOptions(keep_chrome={}, keep_hidden={}, max_input_bytes={}, pdf_max_pages={}, \
+             pdf_max_text_bytes={}, pdf_max_runs_per_page={}, pdf_max_stream_bytes={}, \
+             pdf_max_operations_per_page={}, pdf_max_operations={}, pdf_max_content_bytes={})",
             if self.inner.html.keep_chrome { "True" } else { "False" },
+            if self.inner.html.keep_hidden { "True" } else { "False" },
             self.inner.max_input_bytes,
             limits.max_pages,
             limits.max_text_bytes,
             limits.max_runs_per_page,
             limits.max_stream_bytes,
             limits.max_operations_per_page,
+            limits.max_operations,
+            limits.max_content_bytes,
         )
     }
 }

@@ -109,6 +109,11 @@ impl ParseJob {
         options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<Self> {
         let source_uri = ingest::path_uri(&path);
+        // Before the type: a directory has no extension to tell a type by, or one that lies
+        // (`folder.html`).
+        if path.is_dir() {
+            return Err(errors::parse_error(py, &directory_error(&source_uri)));
+        }
         let doc_type = document_type(py, document_type_name, &source_uri)?;
         Ok(Self {
             ctx: ctx.get().inner.clone(),
@@ -139,6 +144,18 @@ impl ParseJob {
     /// The context the document is parsed (and then chunked) under.
     pub(crate) fn ctx(&self) -> &RequestContext {
         &self.ctx
+    }
+}
+
+/// The error for a directory named where one file is read, pointing at what reads a directory.
+fn directory_error(source_uri: &str) -> ParseError {
+    ParseError::Io {
+        source_uri: source_uri.to_owned(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, and this reads one file: ragctl.integrations.supported_files(path) lists \
+             the files of a directory as ragctl chunk walks it",
+        ),
     }
 }
 
@@ -202,17 +219,27 @@ pub(crate) fn detect_document_type(py: Python<'_>, source_uri: &str) -> PyResult
 #[pyclass(frozen, subclass, module = "rag_chunker", name = "Parser")]
 pub(crate) struct PyParser {
     doc_type: DocumentType,
+    keep_hidden: bool,
 }
 
 #[pymethods]
 impl PyParser {
-    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...
+    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...;
+    /// `keep_hidden` keeps the text an HTML page or a Word file hides (the other formats hide
+    /// none).
     #[new]
-    fn new(document_type: &str) -> PyResult<Self> {
+    #[pyo3(signature = (document_type, *, keep_hidden = false))]
+    fn new(document_type: &str, keep_hidden: bool) -> PyResult<Self> {
         let doc_type = document_type
             .parse()
             .map_err(|e: rag_chunker::UnknownDocumentType| PyValueError::new_err(e.to_string()))?;
-        Ok(Self { doc_type })
+        Ok(Self { doc_type, keep_hidden })
+    }
+
+    /// Whether the parser keeps hidden text.
+    #[getter]
+    fn keep_hidden(&self) -> bool {
+        self.keep_hidden
     }
 
     /// Short name of the format, e.g. `markdown`.
@@ -232,7 +259,7 @@ impl PyParser {
         corpus_id: &str,
         options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<PyParsedDocument> {
-        let job = ParseJob::new(
+        let mut job = ParseJob::new(
             py,
             ctx,
             data,
@@ -243,12 +270,19 @@ impl PyParser {
             corpus_id,
             options,
         )?;
+        if self.keep_hidden {
+            job.options = job.options.keep_hidden(true);
+        }
         let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
         Ok(PyParsedDocument::from_rust(parsed))
     }
 
     fn __repr__(&self) -> String {
-        format!("Parser({:?})", self.doc_type.as_str())
+        if self.keep_hidden {
+            format!("Parser({:?}, keep_hidden=True)", self.doc_type.as_str())
+        } else {
+            format!("Parser({:?})", self.doc_type.as_str())
+        }
     }
 }
 

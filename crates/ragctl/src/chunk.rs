@@ -60,8 +60,8 @@ pub(crate) struct ChunkArgs {
     #[arg(long)]
     keep_chrome: bool,
     /// Keep text the document hides instead of leaving it out: HTML elements with the `hidden`
-    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, PDF
-    /// invisible text.
+    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, DOCX
+    /// hidden runs (`w:vanish`), PDF invisible text.
     #[arg(long)]
     keep_hidden: bool,
     /// Chunks previewed per file in text format.
@@ -92,9 +92,8 @@ pub(crate) struct ChunkArgs {
 impl ChunkArgs {
     /// The parse options the flags set.
     fn parse_options(&self) -> ParseOptions {
-        let mut options = ParseOptions::default();
+        let mut options = ParseOptions::default().keep_hidden(self.keep_hidden);
         options.html.keep_chrome = self.keep_chrome;
-        options.pdf.keep_hidden = self.keep_hidden;
         options.max_input_bytes = self.max_input_bytes;
         options
     }
@@ -573,9 +572,12 @@ fn chunk_into(
 ) -> Result<Vec<String>, Failure> {
     let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
     span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    // The parser's warnings, and the one a document without text gets, which says why.
     let warnings: Vec<String> = parsed
         .warnings()
         .iter()
+        .cloned()
+        .chain(rag_chunker::parse::no_text_warning(&parsed))
         .map(|warning| format!("{uri}: {warning}"))
         .collect();
     if settings.format == ChunkFormat::Rendition {
@@ -851,7 +853,7 @@ mod tests {
         let args = chunk_args(&["doc.html", "--keep-chrome", "--keep-hidden", "--max-input-bytes", "1K"]);
         let options = args.parse_options();
         assert!(options.html.keep_chrome);
-        assert!(options.pdf.keep_hidden);
+        assert!(options.html.keep_hidden && options.docx.keep_hidden && options.pdf.keep_hidden);
         assert_eq!(options.max_input_bytes, 1024);
     }
 

@@ -43,7 +43,7 @@ use std::path::Path;
 use rag_core::{CorpusId, DocumentId, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
 pub use name::path_uri;
-pub use options::{HtmlOptions, ParseOptions, PdfLimits, PdfOptions};
+pub use options::{DocxOptions, HtmlOptions, ParseOptions, PdfLimits, PdfOptions};
 pub use read::{INPUT_SIZE, MAX_INPUT_BYTES, format_size, is_input_too_large, read_file, read_limited};
 #[cfg(feature = "walk")]
 pub use walk::{FoundFile, Walk, WalkOptions, WalkReport};
@@ -61,7 +61,14 @@ pub fn parse_bytes(
     match doc_type {
         #[cfg(feature = "html")]
         DocumentType::Html => {
-            let parser = crate::parse::HtmlParser::new().keep_chrome(options.html.keep_chrome);
+            let parser = crate::parse::HtmlParser::new()
+                .keep_chrome(options.html.keep_chrome)
+                .keep_hidden(options.html.keep_hidden);
+            rag_core::Parser::parse(&parser, ctx, source)
+        }
+        #[cfg(feature = "docx")]
+        DocumentType::Docx => {
+            let parser = crate::parse::DocxParser::new().keep_hidden(options.docx.keep_hidden);
             rag_core::Parser::parse(&parser, ctx, source)
         }
         #[cfg(feature = "pdf")]

@@ -10,6 +10,19 @@ pub struct HtmlOptions {
     /// Keep site chrome (navigation, tables of contents, page headers and footers, sidebars) in
     /// the text instead of leaving it out; scripts, styles and comments stay out either way.
     pub keep_chrome: bool,
+    /// Keep the text the page hides (the `hidden` attribute, `aria-hidden="true"`, an inline
+    /// `display: none` or `visibility: hidden`) instead of leaving it out (see
+    /// `HtmlParser::keep_hidden`).
+    pub keep_hidden: bool,
+}
+
+/// How the DOCX parser reads a Word file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct DocxOptions {
+    /// Keep hidden runs (`w:vanish`, directly or through a style) instead of leaving them out
+    /// (see `DocxParser::keep_hidden`).
+    pub keep_hidden: bool,
 }
 
 /// How the PDF parser reads a file.
@@ -35,7 +48,7 @@ pub use crate::parse::PdfLimits;
 pub struct PdfLimits;
 
 /// How documents are read and parsed: the options of every format, and the most bytes an input
-/// is read to.
+/// is read to. [`keep_hidden`](Self::keep_hidden) sets every format's `keep_hidden` at once.
 ///
 /// ```
 /// use rag_chunker::ingest::ParseOptions;
@@ -52,6 +65,8 @@ pub struct PdfLimits;
 pub struct ParseOptions {
     /// HTML pages.
     pub html: HtmlOptions,
+    /// Word files.
+    pub docx: DocxOptions,
     /// PDF files.
     pub pdf: PdfOptions,
     /// The most bytes a file or a stream is read to ([`MAX_INPUT_BYTES`] by default): a larger
@@ -59,10 +74,23 @@ pub struct ParseOptions {
     pub max_input_bytes: u64,
 }
 
+impl ParseOptions {
+    /// These options with hidden text kept (`keep`) or left out in every format that hides
+    /// text: HTML, DOCX and PDF.
+    #[must_use]
+    pub fn keep_hidden(mut self, keep: bool) -> Self {
+        self.html.keep_hidden = keep;
+        self.docx.keep_hidden = keep;
+        self.pdf.keep_hidden = keep;
+        self
+    }
+}
+
 impl Default for ParseOptions {
     fn default() -> Self {
         Self {
             html: HtmlOptions::default(),
+            docx: DocxOptions::default(),
             pdf: PdfOptions::default(),
             max_input_bytes: MAX_INPUT_BYTES,
         }

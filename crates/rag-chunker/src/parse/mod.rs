@@ -34,6 +34,7 @@ pub mod docx;
 #[cfg(feature = "html")]
 mod html;
 mod markdown;
+mod no_text;
 mod ocr;
 #[cfg(feature = "pdf")]
 mod pdf;
@@ -47,8 +48,12 @@ use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestCo
 
 pub use docx::DocxParser;
 #[cfg(feature = "html")]
-pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use html::{
+    HTML_ATTRIBUTE_COMPARISONS_PER_BYTE, HtmlParser, MAX_HTML_ATTRIBUTE_COMPARISONS, MAX_HTML_BYTES, MAX_HTML_DEPTH,
+    MAX_HTML_NODES,
+};
 pub use markdown::MarkdownParser;
+pub use no_text::{NO_TEXT, no_text_warning};
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]
 pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};
@@ -169,7 +174,10 @@ impl DocumentType {
                 };
                 &HTML
             }
-            Self::Docx => &DocxParser,
+            Self::Docx => {
+                const DOCX: DocxParser = DocxParser::new();
+                &DOCX
+            }
             #[cfg(feature = "pdf")]
             Self::Pdf => {
                 const PDF: PdfParser = PdfParser::new();

@@ -288,9 +288,11 @@ class ParsedDocument:
     @property
     def warnings(self) -> List[str]:
         """What the parser must tell you because the text may not be the whole file (a repaired
-        PDF, skipped content), one sentence each; empty when there is nothing to say."""
+        PDF, skipped content), one sentence each, and last, for a document that gave no text,
+        why (``no text: ...``); empty when there is nothing to say."""
     def provenance(self, span: Union[Span, Tuple[int, int]]) -> List[Dict[str, JSON]]:
-        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``)."""
+        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``); a
+        span past the end of the text, or reversed, is a ``ValueError``."""
     def __len__(self) -> int: ...
 
 @final
@@ -425,9 +427,12 @@ class HuggingFaceCounter:
 
 @disjoint_base
 class Parser:
-    """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
+    """A built-in parser of one document type; ``keep_hidden`` keeps the text an HTML page or a
+    Word file hides (the other types hide none)."""
 
-    def __new__(cls, document_type: DocumentTypeName) -> Self: ...
+    def __new__(cls, document_type: DocumentTypeName, *, keep_hidden: bool = False) -> Self: ...
+    @property
+    def keep_hidden(self) -> bool: ...
     def name(self) -> str: ...
     def parse(
         self,
@@ -504,16 +509,22 @@ class ParseOptions:
         cls,
         *,
         keep_chrome: bool = False,
+        keep_hidden: bool = False,
         max_input_bytes: int = 268435456,
         pdf_max_pages: Optional[int] = None,
         pdf_max_text_bytes: Optional[int] = None,
         pdf_max_runs_per_page: Optional[int] = None,
         pdf_max_stream_bytes: Optional[int] = None,
         pdf_max_operations_per_page: Optional[int] = None,
+        pdf_max_operations: Optional[int] = None,
+        pdf_max_content_bytes: Optional[int] = None,
     ) -> Self: ...
     @property
     def keep_chrome(self) -> bool:
         """Whether HTML site chrome is kept (``ragctl chunk --keep-chrome``)."""
+    @property
+    def keep_hidden(self) -> bool:
+        """Whether text a reader does not see (HTML, DOCX, PDF) is kept (``--keep-hidden``)."""
     @property
     def max_input_bytes(self) -> int:
         """The most bytes a file is read to (``--max-input-bytes``)."""
@@ -527,6 +538,10 @@ class ParseOptions:
     def pdf_max_stream_bytes(self) -> int: ...
     @property
     def pdf_max_operations_per_page(self) -> int: ...
+    @property
+    def pdf_max_operations(self) -> int: ...
+    @property
+    def pdf_max_content_bytes(self) -> int: ...
     def __getnewargs_ex__(self) -> Tuple[Tuple[()], Dict[str, Any]]: ...
 
 def path_uri(path: Union[str, "os.PathLike[str]"]) -> str:

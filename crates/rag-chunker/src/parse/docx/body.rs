@@ -113,7 +113,10 @@ struct ParaBuilder {
     in_ppr: bool,
     in_run: bool,
     in_run_props: bool,
-    run_hidden: bool,
+    /// The run's own `w:vanish` (or `w:webHidden`, `w:specVanish`), on or off.
+    run_vanish: Option<bool>,
+    /// The run's character style (`w:rStyle`).
+    run_style: Option<String>,
     text_mode: Option<TextMode>,
 }
 
@@ -242,6 +245,8 @@ pub(super) struct PartContext<'c> {
     pub(super) relationships: &'c Relationships,
     pub(super) notes_kind: Option<NoteOf>,
     pub(super) url_budget: &'c mut usize,
+    /// Whether hidden text is kept (`DocxParser::keep_hidden`).
+    pub(super) keep_hidden: bool,
 }
 
 /// The bytes of a part the rendition keeps and what it leaves out, by kind.
@@ -249,6 +254,9 @@ pub(super) struct PartContext<'c> {
 pub(super) struct PartAccount {
     pub(super) kept: u64,
     pub(super) dropped: BTreeMap<&'static str, u64>,
+    /// Pictures, drawings and embedded objects met (`w:drawing`, `w:pict`, `w:object`), whose
+    /// content the rendition does not read (a text box's paragraphs aside).
+    pub(super) images: usize,
 }
 
 struct Walker<'w, 'c> {
@@ -353,12 +361,25 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Whether the text of the current run is hidden: by its own `w:vanish`, else by its styles;
+    /// never when hidden text is kept.
+    fn run_hidden(&mut self) -> bool {
+        let (styles, keep) = (self.ctx.styles, self.ctx.keep_hidden);
+        match self.para() {
+            Some(_) if keep => false,
+            Some(para) => para
+                .run_vanish
+                .unwrap_or_else(|| styles.run_vanish(para.style.as_deref(), para.run_style.as_deref())),
+            None => false,
+        }
+    }
+
     /// Text an element of a run stands for (a tab, a break, a symbol), unless it is left out.
     fn run_text(&mut self, text: &str) {
-        let hidden = match self.para() {
-            Some(para) if para.in_run && !para.in_run_props => para.run_hidden,
-            _ => return,
-        };
+        if !self.para().is_some_and(|para| para.in_run && !para.in_run_props) {
+            return;
+        }
+        let hidden = self.run_hidden();
         if self.suppressed(hidden).is_none()
             && let Some(para) = self.para()
         {
@@ -434,7 +455,12 @@ impl Walker<'_, '_> {
             (Ns::W, "rPr") => self.open_run_props(empty),
             (Ns::W, "vanish" | "webHidden" | "specVanish") => {
                 if let Some(para) = self.para().filter(|p| p.in_run_props) {
-                    para.run_hidden |= is_on(element);
+                    para.run_vanish = Some(para.run_vanish == Some(true) || is_on(element));
+                }
+            }
+            (Ns::W, "rStyle") => {
+                if let Some(para) = self.para().filter(|p| p.in_run_props) {
+                    para.run_style = attribute(element, "val");
                 }
             }
             (Ns::W, "t") | (Ns::Math, "t") => self.open_text(empty),
@@ -457,6 +483,7 @@ impl Walker<'_, '_> {
                 }
             }
             (Ns::W, "tc") => self.open_cell(),
+            (Ns::W, "drawing" | "pict" | "object") => self.account.images += 1,
             (Ns::W, "gridSpan") => self.set_grid_span(element),
             _ => {}
         }
@@ -488,11 +515,12 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// A `w:r`: a run starts, not hidden until its properties say so.
+    /// A `w:r`: a run starts, with no properties of its own until its `w:rPr` says.
     fn open_run(&mut self, empty: bool) {
         if let Some(para) = self.para() {
             para.in_run = !empty;
-            para.run_hidden = false;
+            para.run_vanish = None;
+            para.run_style = None;
         }
     }
 
@@ -505,7 +533,7 @@ impl Walker<'_, '_> {
 
     /// A `w:t`: its text is kept, or left out as what suppresses it now.
     fn open_text(&mut self, empty: bool) {
-        let hidden = self.para().is_some_and(|p| p.run_hidden);
+        let hidden = self.run_hidden();
         let mode = match self.suppressed(hidden) {
             Some(kind) => TextMode::Drop(kind),
             None => TextMode::Keep,
@@ -560,7 +588,7 @@ impl Walker<'_, '_> {
     /// and labelled in the text where the paragraph takes links.
     fn note_reference(&mut self, local: &str, element: &BytesStart<'_>) {
         let id = attribute(element, "id").and_then(|id| id.parse::<i64>().ok());
-        let hidden = self.para().is_some_and(|p| p.run_hidden);
+        let hidden = self.run_hidden();
         if let Some(id) = id
             && self.suppressed(hidden).is_none()
         {
@@ -641,7 +669,8 @@ impl Walker<'_, '_> {
             (Ns::W, "r") => {
                 if let Some(para) = self.para() {
                     para.in_run = false;
-                    para.run_hidden = false;
+                    para.run_vanish = None;
+                    para.run_style = None;
                 }
             }
             (Ns::W, "rPr") => {
@@ -808,6 +837,8 @@ pub(super) struct Rendering {
     pub(super) blocks: Vec<Block>,
     pub(super) source_map: Vec<MappedSpan>,
     pub(super) left_out: BTreeMap<&'static str, u64>,
+    /// Pictures, drawings and embedded objects in the parts read.
+    pub(super) images: usize,
     source_uri: String,
     /// The list of the last block written, when it was a list item: items of one list follow
     /// each other on the next line, not after a blank one.
@@ -840,6 +871,7 @@ impl Rendering {
     pub(super) fn account(&mut self, part_len: usize, account: PartAccount) {
         let dropped: u64 = account.dropped.values().sum();
         let markup = (part_len as u64).saturating_sub(account.kept).saturating_sub(dropped);
+        self.images += account.images;
         self.leave_out("markup", markup);
         for (kind, bytes) in account.dropped {
             self.leave_out(kind, bytes);

@@ -3,7 +3,11 @@
 
 use rag_core::{Block, BlockType, HeadingLevel, Span};
 
-use super::chrome::Chrome;
+use std::cell::OnceCell;
+
+use super::chrome::{self, Chrome};
+use super::role::{self, Role, flat_role, heading_level, is_flow, skipped_kind};
+use super::style::{self, Shown};
 use super::tree::{DOCUMENT, NodeData, NodeId, Tree};
 
 /// Line prefixes (list indentation, quote markers) stop growing past this many bytes: a page
@@ -20,31 +24,6 @@ pub(crate) struct Rendered {
     pub(crate) mapped: Vec<(Span, (usize, usize))>,
     /// Decoded-source ranges of what was left out, by kind.
     pub(crate) left_out: Vec<(&'static str, (usize, usize))>,
-}
-
-/// How an element is walked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Left out, counted under this kind.
-    Skip(&'static str),
-    Heading(u8),
-    /// Breaks the flow: what follows starts a new block (`p`, `div`, `section`, ...).
-    Flow,
-    List {
-        ordered: bool,
-    },
-    Item,
-    Quote,
-    Pre,
-    Table,
-    Row,
-    Cell,
-    /// A block of this type (`figcaption`, a table's `caption`).
-    Typed(BlockType),
-    LineBreak,
-    /// Inline, wrapped in this marker (`` ` `` for code, `**` for strong).
-    Marked(&'static str),
-    Inline,
 }
 
 /// What to do when the walk leaves an element.
@@ -123,10 +102,18 @@ struct Writer<'t> {
     markers: Vec<Marker>,
     /// The block type of the last block closed, for tight separators.
     last_closed: Option<BlockType>,
+    /// Whether hidden elements are walked like the others (`HtmlParser::keep_hidden`).
+    keep_hidden: bool,
+    /// The elements being walked whose inline style sets `visibility`, innermost last, and
+    /// whether it shows them.
+    visibility: Vec<(NodeId, bool)>,
+    /// Per node: whether an element inside it sets `visibility: visible`, computed the first
+    /// time an element sets `visibility: hidden`.
+    visible_inside: OnceCell<Vec<bool>>,
 }
 
-/// Renders `tree`, leaving out `chrome`.
-pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
+/// Renders `tree`, leaving out `chrome`, and hidden elements unless `keep_hidden`.
+pub(crate) fn render(tree: &Tree, chrome: &Chrome, keep_hidden: bool) -> Rendered {
     let mut writer = Writer {
         tree,
         chrome,
@@ -141,92 +128,12 @@ pub(crate) fn render(tree: &Tree, chrome: &Chrome) -> Rendered {
         pending_break: false,
         markers: Vec::new(),
         last_closed: None,
+        keep_hidden,
+        visibility: Vec::new(),
+        visible_inside: OnceCell::new(),
     };
     writer.walk();
     writer.out
-}
-
-fn heading_level(name: &str) -> Option<u8> {
-    match name {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
-    }
-}
-
-fn is_flow(name: &str) -> bool {
-    matches!(
-        name,
-        "address"
-            | "article"
-            | "aside"
-            | "body"
-            | "center"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figure"
-            | "footer"
-            | "form"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "html"
-            | "legend"
-            | "main"
-            | "menu"
-            | "nav"
-            | "p"
-            | "search"
-            | "section"
-            | "summary"
-            | "tbody"
-            | "thead"
-            | "tfoot"
-    )
-}
-
-/// The kind an HTML element is left out as, by its name alone: scripts, styles, templates, the
-/// head, embedded content and form controls.
-fn skipped_kind(name: &str) -> Option<&'static str> {
-    match name {
-        "script" | "noscript" => Some("script"),
-        "style" => Some("style"),
-        "template" => Some("template"),
-        "head" => Some("head"),
-        "iframe" | "object" | "embed" | "canvas" | "video" | "audio" | "map" | "frameset" => Some("embedded"),
-        "button" | "select" | "textarea" | "datalist" | "input" | "option" | "optgroup" => Some("form"),
-        _ => None,
-    }
-}
-
-/// The role of an element inside a flat context (a table cell, a heading): line breaks and inline
-/// markers stay, every block element only breaks the flow.
-fn flat_role(name: &str) -> Role {
-    match name {
-        "br" => Role::LineBreak,
-        "code" | "kbd" | "samp" | "tt" => Role::Marked("`"),
-        "strong" | "b" => Role::Marked("**"),
-        _ if is_flow(name)
-            || heading_level(name).is_some()
-            || matches!(
-                name,
-                "li" | "ul" | "ol" | "pre" | "table" | "tr" | "td" | "th" | "blockquote" | "caption" | "figcaption"
-            ) =>
-        {
-            Role::Flow
-        }
-        _ => Role::Inline,
-    }
 }
 
 impl Writer<'_> {
@@ -242,23 +149,48 @@ impl Writer<'_> {
         self.in_context(|c| matches!(c, Context::Pre))
     }
 
-    fn role(&self, id: NodeId) -> Role {
+    /// Whether text now is hidden by a `visibility: hidden` around it.
+    fn invisible(&self) -> bool {
+        self.visibility.last().is_some_and(|&(_, visible)| !visible)
+    }
+
+    /// Whether an element inside `id` sets `visibility: visible`, and so is shown inside a hidden
+    /// `id`.
+    fn shows_inside(&self, id: NodeId) -> bool {
+        let inside = self.visible_inside.get_or_init(|| {
+            let nodes = &self.tree.nodes;
+            let mut inside = vec![false; nodes.len()];
+            for node in chrome::preorder(self.tree).into_iter().rev() {
+                let shown =
+                    inside[node] || (nodes[node].is_element() && style::shown(&nodes[node]).visible == Some(true));
+                if shown && let Some(parent) = nodes[node].parent() {
+                    inside[parent] = true;
+                }
+            }
+            inside
+        });
+        inside.get(id).copied().unwrap_or(false)
+    }
+
+    fn role(&self, id: NodeId, shown: Shown) -> Role {
         let node = &self.tree.nodes[id];
         let name = node.html_name();
         if !node.is_element() {
             return Role::Inline;
         }
-        if node.name.ns != html5ever::ns!(html) {
+        if node.name().ns != html5ever::ns!(html) {
             // SVG and MathML: pictures and formulas, not prose.
             return Role::Skip("embedded");
         }
         if let Some(kind) = skipped_kind(name) {
             return Role::Skip(kind);
         }
-        if node.attr("hidden").is_some() || node.attr("aria-hidden").is_some_and(|v| v.trim() == "true") {
+        // An element hidden with all it holds is left out at once; one whose `visibility: hidden`
+        // an element inside it overrides is walked, its own text left out.
+        if shown.removed || (shown.visible == Some(false) && !self.shows_inside(id)) {
             return Role::Skip("hidden");
         }
-        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && self.is_permalink(id)) {
+        if self.chrome.is(id) || (name == "a" && self.chrome.drops_permalinks() && role::is_permalink(self.tree, id)) {
             return Role::Skip("chrome");
         }
         if self.raw() {
@@ -287,7 +219,7 @@ impl Writer<'_> {
             "li" => Role::Item,
             "blockquote" => Role::Quote,
             "pre" | "listing" | "xmp" | "plaintext" => Role::Pre,
-            "table" if !self.is_layout_table(id) => Role::Table,
+            "table" if !role::is_layout_table(self.tree, id) => Role::Table,
             "tr" if self.in_context(|c| matches!(c, Context::Table { .. })) => Role::Row,
             "td" | "th" if self.in_context(|c| matches!(c, Context::Row { .. })) => Role::Cell,
             "caption" | "figcaption" => Role::Typed(BlockType::Caption),
@@ -300,77 +232,6 @@ impl Writer<'_> {
         }
     }
 
-    /// A heading's permalink: a link to a fragment whose text is a sign (`#`, `¶`, `§`, `🔗`).
-    fn is_permalink(&self, id: NodeId) -> bool {
-        let node = &self.tree.nodes[id];
-        if !node.attr("href").is_some_and(|h| h.starts_with('#')) {
-            return false;
-        }
-        let text = self.subtree_text(id, 16);
-        let text = text.trim();
-        !text.is_empty() && text.chars().count() <= 2 && !text.chars().any(char::is_alphanumeric)
-    }
-
-    /// A table used for layout: one whose cells hold blocks (lists, code, other tables,
-    /// headings, several paragraphs) is walked as flow, not written as Markdown rows.
-    fn is_layout_table(&self, id: NodeId) -> bool {
-        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.clone();
-        let mut paragraphs = 0;
-        while let Some(node) = stack.pop() {
-            let name = self.tree.nodes[node].html_name();
-            match name {
-                "table" | "pre" | "ul" | "ol" | "dl" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                    return true;
-                }
-                "p" | "div" => {
-                    paragraphs += 1;
-                    if paragraphs > 1 {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-            if name == "td" || name == "th" {
-                paragraphs = 0;
-            }
-            stack.extend(self.tree.nodes[node].children.iter().copied());
-        }
-        false
-    }
-
-    /// Up to `limit` bytes of the text of `id`'s subtree.
-    fn subtree_text(&self, id: NodeId, limit: usize) -> String {
-        let mut out = String::new();
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            if out.len() > limit {
-                break;
-            }
-            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
-                out.push_str(text);
-            }
-            stack.extend(self.tree.nodes[node].children.iter().rev());
-        }
-        out
-    }
-
-    /// The longest run of backticks in the text of `id`'s subtree.
-    fn longest_backticks(&self, id: NodeId) -> usize {
-        let mut longest = 0;
-        let mut stack = vec![id];
-        while let Some(node) = stack.pop() {
-            if let NodeData::Text { text, .. } = &self.tree.nodes[node].data {
-                let mut run = 0;
-                for c in text.chars() {
-                    run = if c == '`' { run + 1 } else { 0 };
-                    longest = longest.max(run);
-                }
-            }
-            stack.extend(self.tree.nodes[node].children.iter().copied());
-        }
-        longest
-    }
-
     fn walk(&mut self) {
         let mut stack = vec![Frame::Enter(DOCUMENT)];
         while let Some(frame) = stack.pop() {
@@ -378,7 +239,7 @@ impl Writer<'_> {
                 Frame::Enter(id) => {
                     if let Some(exit) = self.enter(id) {
                         stack.push(Frame::Exit(id, exit));
-                        stack.extend(self.tree.nodes[id].children.iter().rev().map(|&c| Frame::Enter(c)));
+                        stack.extend(self.tree.nodes[id].children().rev().map(Frame::Enter));
                     }
                 }
                 Frame::Exit(id, exit) => self.exit(id, exit),
@@ -390,10 +251,8 @@ impl Writer<'_> {
     /// Enters `id`; `None` when its children are not to be walked.
     fn enter(&mut self, id: NodeId) -> Option<Exit> {
         match &self.tree.nodes[id].data {
-            NodeData::Text { text, pieces } => {
-                if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
-                    self.enter_text(id, text, (first.source.0, last.source.1));
-                }
+            NodeData::Text { text, source } => {
+                self.enter_text(id, text, *source);
                 return None;
             }
             NodeData::Comment { source } => {
@@ -404,7 +263,17 @@ impl Writer<'_> {
             NodeData::Other => return None,
             NodeData::Element { .. } => {}
         }
-        let role = self.role(id);
+        let shown = if self.keep_hidden {
+            Shown::default()
+        } else {
+            style::shown(&self.tree.nodes[id])
+        };
+        let role = self.role(id, shown);
+        if let Some(visible) = shown.visible
+            && !matches!(role, Role::Skip(_) | Role::LineBreak)
+        {
+            self.visibility.push((id, visible));
+        }
         match role {
             Role::Skip(kind) => {
                 self.leave_out(id, kind);
@@ -445,6 +314,8 @@ impl Writer<'_> {
     fn enter_text(&mut self, id: NodeId, text: &str, source: (usize, usize)) {
         if self.chrome.is(id) {
             self.out.left_out.push(("chrome", source));
+        } else if self.invisible() {
+            self.out.left_out.push(("hidden", source));
         } else if self.raw() {
             self.write_raw(text, source);
         } else {
@@ -467,7 +338,7 @@ impl Writer<'_> {
     /// run of backticks in it.
     fn open_marker(&mut self, id: NodeId, marker: &'static str) {
         let marker = if marker == "`" {
-            match self.longest_backticks(id) {
+            match role::longest_backticks(self.tree, id) {
                 0 => "`",
                 1 => "``",
                 _ => "```",
@@ -539,8 +410,8 @@ impl Writer<'_> {
     /// the language the page names for it.
     fn open_pre(&mut self, id: NodeId) {
         self.close_block();
-        let fence = "`".repeat((self.longest_backticks(id) + 1).max(3));
-        let language = self.language(id);
+        let fence = "`".repeat((role::longest_backticks(self.tree, id) + 1).max(3));
+        let language = role::language(self.tree, id);
         self.start_block(BlockType::Code, None, &format!("{fence}{language}"));
         // The fence line is content: a code block of only a fence still shows it was code.
         self.out.text.push('\n');
@@ -566,7 +437,10 @@ impl Writer<'_> {
         self.contexts.push(Context::Flat);
     }
 
-    fn exit(&mut self, _id: NodeId, exit: Exit) {
+    fn exit(&mut self, id: NodeId, exit: Exit) {
+        if self.visibility.last().is_some_and(|&(node, _)| node == id) {
+            self.visibility.pop();
+        }
         let role = match exit {
             Exit::Nothing => return,
             Exit::Break => {
@@ -683,59 +557,6 @@ impl Writer<'_> {
         }
     }
 
-    /// The language a `pre` names for its code: a `data-lang` attribute, or a class of the `pre`,
-    /// its `code` child or the two elements around it, as generators write them: `language-X`
-    /// and `lang-X` (CommonMark, highlight.js, Prism), `highlight-X` and `highlight-source-X`
-    /// (Sphinx, GitHub), `sourceCode X` (pandoc), `code X` (docutils).
-    fn language(&self, id: NodeId) -> String {
-        let nodes = &self.tree.nodes;
-        let mut candidates = vec![id];
-        candidates.extend(
-            nodes[id]
-                .children
-                .iter()
-                .copied()
-                .filter(|&c| nodes[c].html_name() == "code"),
-        );
-        let parent = nodes[id].parent;
-        candidates.extend(parent);
-        candidates.extend(parent.and_then(|p| nodes[p].parent));
-        for node in candidates {
-            let node = &nodes[node];
-            if let Some(lang) = node.attr("data-lang") {
-                return clean_language(lang);
-            }
-            let Some(class) = node.attr("class") else {
-                continue;
-            };
-            for word in class.split_whitespace() {
-                let named = word
-                    .strip_prefix("language-")
-                    .or_else(|| word.strip_prefix("lang-"))
-                    .or_else(|| word.strip_prefix("highlight-source-"))
-                    .or_else(|| word.strip_prefix("highlight-"));
-                if let Some(lang) = named {
-                    return clean_language(lang);
-                }
-            }
-            let words: Vec<&str> = class.split_whitespace().collect();
-            if words.iter().any(|w| matches!(*w, "sourceCode" | "code")) {
-                let not_language = [
-                    "sourceCode",
-                    "code",
-                    "literal-block",
-                    "highlight",
-                    "notranslate",
-                    "numberLines",
-                ];
-                if let Some(lang) = words.iter().find(|w| !not_language.contains(w)) {
-                    return clean_language(lang);
-                }
-            }
-        }
-        String::new()
-    }
-
     /// Counts the subtree of `id` as left out under `kind`: its text, and its comments (scripts and
     /// styles inside it count as what they are).
     fn leave_out(&mut self, id: NodeId, kind: &'static str) {
@@ -748,15 +569,11 @@ impl Writer<'_> {
                 _ => kind,
             };
             match &node.data {
-                NodeData::Text { pieces, .. } => {
-                    if let (Some(first), Some(last)) = (pieces.first(), pieces.last()) {
-                        self.out.left_out.push((kind, (first.source.0, last.source.1)));
-                    }
-                }
+                NodeData::Text { source, .. } => self.out.left_out.push((kind, *source)),
                 NodeData::Comment { source } => self.out.left_out.push(("comment", *source)),
                 _ => {}
             }
-            stack.extend(node.children.iter().map(|&c| (c, kind)));
+            stack.extend(node.children().map(|c| (c, kind)));
         }
     }
 
@@ -994,13 +811,4 @@ impl Writer<'_> {
         }
         self.out.mapped.push((span, source));
     }
-}
-
-/// A language name as a fence's info string can carry it: up to the first character that is
-/// not a letter, digit or one of `+-#._`.
-fn clean_language(lang: &str) -> String {
-    lang.trim()
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || matches!(c, '+' | '-' | '#' | '.' | '_'))
-        .collect()
 }
