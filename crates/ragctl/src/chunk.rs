@@ -12,7 +12,9 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rag_chunker::ingest::{self, ParseOptions, WalkOptions};
 use rag_chunker::{DocumentType, HeadingAwareChunker};
-use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
+use rag_core::{
+    Chunk, ChunkKind, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
+};
 
 use rag_tokens::{HuggingFaceCounter, SUPPORTED_ENCODINGS, TiktokenCounter};
 
@@ -766,13 +768,13 @@ impl Preview {
     fn add(&mut self, chunk: Chunk) {
         self.total += 1;
         self.tokens += chunk.token_count.unwrap_or(0);
-        let kind = chunk.metadata_str("kind").unwrap_or("other");
+        let kind = chunk.metadata_str(ChunkKind::KEY).unwrap_or("other");
         match self.kinds.iter_mut().find(|(k, _)| k == kind) {
             Some((_, n)) => *n += 1,
             None => self.kinds.push((kind.to_owned(), 1)),
         }
         if self.first.len() < self.show {
-            if kind == "heading" {
+            if chunk.is_heading() {
                 self.heading_positions.insert(chunk.id.clone(), chunk.position);
             }
             self.first.push(chunk);
@@ -802,12 +804,8 @@ impl Preview {
         let _ = writeln!(s, "  chunks:     {}{tally}", self.total);
         let _ = writeln!(s, "  tokenizer:  {}", settings.chunker.counter().name());
         for chunk in &self.first {
-            let kind = chunk.metadata_str("kind").unwrap_or("-");
-            let level = chunk
-                .metadata
-                .get("level")
-                .and_then(serde_json::Value::as_u64)
-                .map_or(String::new(), |l| format!("h{l}"));
+            let kind = chunk.metadata_str(ChunkKind::KEY).unwrap_or("-");
+            let level = chunk.heading_level().map_or(String::new(), |l| format!("h{l}"));
             let parent = chunk
                 .parent_id
                 .as_ref()

@@ -404,11 +404,7 @@ impl Outcome<'_> {
     /// One line: what was packed into how much, and where to look for more.
     fn summary(&self) -> String {
         let packed = self.packed;
-        let cut = packed
-            .chunks
-            .iter()
-            .filter(|c| c.metadata.contains_key("cut_from"))
-            .count();
+        let cut = packed.chunks.iter().filter(|c| c.is_cut()).count();
         // The chunks the principal may see: how many others there were is the report's to say.
         let visible = self.chunks_in - packed.hidden_by_acl.min(self.chunks_in);
         let cut = match cut {

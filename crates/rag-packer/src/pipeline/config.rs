@@ -13,7 +13,7 @@ use crate::setters::setters;
 /// How a [`ContextPacker`](crate::ContextPacker) packs: a configuration that was checked when it
 /// was built, so a packer never meets an invalid one.
 ///
-/// [`PackerConfig::default`] is the seed's configuration; [`PackerConfig::builder`] starts from it,
+/// [`PackerConfig::default`] is the reference design's configuration; [`PackerConfig::builder`] starts from it,
 /// the `with_*` methods of [`PackerConfigBuilder`] change what you need, and
 /// [`build`](PackerConfigBuilder::build) checks the whole (settings that depend on each other, such
 /// as the near-dedup threshold and the shingle size, are checked together, whatever the order of
