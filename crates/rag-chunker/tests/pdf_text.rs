@@ -441,10 +441,15 @@ mod with_pdf {
 
     #[test]
     fn hidden_text_is_counted_over_the_document_with_its_pages() {
-        let hidden = b"BT /F1 12 Tf 72 700 Td (Seen) Tj 3 Tr 0 -20 Td (unseen) Tj ET";
+        // Each page's visible words differ, so none of them is page furniture.
         let parsed = parse(
             "pages.pdf",
-            &pages(&[hidden, b"BT /F1 12 Tf 72 700 Td (Plain) Tj ET", hidden, hidden]),
+            &pages(&[
+                b"BT /F1 12 Tf 72 700 Td (Seen first) Tj 3 Tr 0 -20 Td (unseen) Tj ET",
+                b"BT /F1 12 Tf 72 700 Td (Plain) Tj ET",
+                b"BT /F1 12 Tf 72 700 Td (Seen third) Tj 3 Tr 0 -20 Td (unseen) Tj ET",
+                b"BT /F1 12 Tf 72 700 Td (Seen fourth) Tj 3 Tr 0 -20 Td (unseen) Tj ET",
+            ]),
         );
         assert_eq!(left_out(&parsed, "hidden"), 3 * "unseen".len());
         assert_eq!(

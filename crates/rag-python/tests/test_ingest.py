@@ -19,7 +19,11 @@ from ragctl.integrations import supported_files
 
 # The flags of `ragctl chunk` that set how a file is read or parsed, and the ParseOptions
 # keyword that sets the same thing from Python.
-CLI_PARSE_FLAGS = {"--keep-chrome": "keep_chrome", "--max-input-bytes": "max_input_bytes"}
+CLI_PARSE_FLAGS = {
+    "--keep-chrome": "keep_chrome",
+    "--keep-hidden": "keep_hidden",
+    "--max-input-bytes": "max_input_bytes",
+}
 
 PAGE = b"<html><body><nav><a href='/'>Home</a> | <a href='/blog'>Blog</a></nav><main><h1>Install</h1><p>Run the installer.</p></main></body></html>"
 
@@ -32,6 +36,17 @@ def test_python_sets_every_parse_option_the_cli_has(ragctl_bin: str) -> None:
     # The defaults are the CLI's.
     assert ParseOptions().max_input_bytes == 256 << 20
     assert ParseOptions().keep_chrome is False
+    assert ParseOptions().keep_hidden is False
+
+
+def test_keep_hidden_keeps_what_html_and_docx_hide(ctx) -> None:
+    page = b'<p>Shown.</p><p style="display: none">Hidden.</p>'
+    assert parse_document(ctx, page, source_uri="p.html").text == "Shown."
+    kept = parse_document(ctx, page, source_uri="p.html", options=ParseOptions(keep_hidden=True))
+    assert kept.text == "Shown.\n\nHidden."
+    chunker = HeadingAwareChunker(max_tokens=64)
+    chunks = chunker.chunk_text_blocking(ctx, page, source_uri="p.html", options=ParseOptions(keep_hidden=True))
+    assert "Hidden." in "".join(chunk.content for chunk in chunks)
 
 
 def test_keep_chrome_keeps_an_html_pages_navigation(ctx) -> None:
@@ -64,11 +79,11 @@ def test_pdf_limits_are_settable_and_enforced(ctx) -> None:
 
 
 def test_options_pickle_for_ray_workers() -> None:
-    options = ParseOptions(keep_chrome=True, max_input_bytes=1 << 20, pdf_max_pages=7)
+    options = ParseOptions(keep_chrome=True, keep_hidden=True, max_input_bytes=1 << 20, pdf_max_pages=7, pdf_max_operations=9)
     back = pickle.loads(pickle.dumps(options))
-    assert back == options
-    assert back.pdf_max_pages == 7 and back.keep_chrome
-    assert repr(back).startswith("ParseOptions(keep_chrome=True, max_input_bytes=1048576, pdf_max_pages=7")
+    assert back == options and back != ParseOptions(keep_chrome=True, max_input_bytes=1 << 20, pdf_max_pages=7)
+    assert back.pdf_max_pages == 7 and back.keep_chrome and back.keep_hidden and back.pdf_max_operations == 9
+    assert repr(back).startswith("ParseOptions(keep_chrome=True, keep_hidden=True, max_input_bytes=1048576, pdf_max_pages=7")
 
 
 def test_names_follow_the_clis_rule() -> None:
