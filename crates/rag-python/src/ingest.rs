@@ -222,6 +222,9 @@ pub(crate) fn path_uri(path: PathBuf) -> String {
     ingest::path_uri(&path)
 }
 
+/// A file a walk found: its path, and its name in chunk ids.
+type WalkedFile = (std::ffi::OsString, String);
+
 /// The files `ragctl chunk PATHS` would chunk, as `(path, name)` pairs in its order, and the
 /// broken symbolic links it would warn about (see `supported_files` in `ragctl.integrations`).
 /// A path that does not exist is a `FileNotFoundError`, any other walk error an `OSError`.
@@ -233,7 +236,7 @@ pub(crate) fn walk_files(
     all_files: bool,
     ignore_files: bool,
     hidden: bool,
-) -> PyResult<(Vec<(std::ffi::OsString, String)>, Vec<String>)> {
+) -> PyResult<(Vec<WalkedFile>, Vec<String>)> {
     let mut options = WalkOptions::default();
     options.all_files = all_files;
     options.ignore_files = ignore_files;
