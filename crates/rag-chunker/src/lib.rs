@@ -9,8 +9,10 @@
 //! budget, every chunk an exact slice of the source with an exact token count, and a
 //! `heading_path` saying where it sits.
 //!
-//! This crate does not read files, walk directories, embed, retrieve, rank or pack: the CLI reads,
-//! and `rag-packer` packs the chunks this crate emits into a prompt budget.
+//! [`ingest`] is how a front end gets a document from a path: the name its chunks carry, reading
+//! within a limit, the options of every format's parser, and the directory walk (feature `walk`).
+//! This crate does not embed, retrieve, rank or pack: `rag-packer` packs the chunks this crate
+//! emits into a prompt budget.
 //!
 //! ```
 //! use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document};
@@ -34,6 +36,7 @@
 //! ```
 
 mod heading_aware;
+pub mod ingest;
 pub mod parse;
 mod sentence;
 
@@ -47,7 +50,10 @@ pub use parse::{
     UnknownDocumentType, ocr_result_to_parsed_document, parse_document, parse_document_owned,
 };
 #[cfg(feature = "html")]
-pub use parse::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use parse::{
+    HTML_ATTRIBUTE_COMPARISONS_PER_BYTE, HtmlParser, MAX_HTML_ATTRIBUTE_COMPARISONS, MAX_HTML_BYTES, MAX_HTML_DEPTH,
+    MAX_HTML_NODES,
+};
 #[cfg(feature = "bpe-openai")]
 pub use rag_tokens::BpeOpenAiCounter;
 pub use rag_tokens::{SUPPORTED_ENCODINGS, TiktokenCounter};

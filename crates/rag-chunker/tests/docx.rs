@@ -25,7 +25,7 @@ fn fixture(name: &str) -> Vec<u8> {
 
 fn parse_docx(bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
     let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
-    DocxParser.parse(
+    DocxParser::new().parse(
         &ctx(),
         SourceBytes {
             document_id: &id,
@@ -811,4 +811,175 @@ proptest::proptest! {
             Err(err) => proptest::prop_assert!(false, "unexpected error: {err}"),
         }
     }
+}
+
+/// The XML of a document part whose body is `body`.
+fn document_xml(body: &str) -> String {
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><w:document {W}><w:body>{body}</w:body></w:document>")
+}
+
+/// `_rels/.rels` with one officeDocument relationship to `target`.
+fn package_rels(target: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\"?><Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+         <Relationship Id=\"rId1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" \
+         Target=\"{target}\"/></Relationships>"
+    )
+}
+
+const TEXT: &str = "<w:p><w:r><w:t>The text of the document.</w:t></w:r></w:p>";
+
+#[test]
+fn an_office_document_relationship_to_a_part_that_is_no_document_falls_back_with_a_warning() {
+    let xml = document_xml(TEXT);
+    for (target, why) in [
+        (
+            "_rels/.rels",
+            "which is not a Word document part (its root element is <Relationships>)",
+        ),
+        ("word/missing.xml", "which is not in the package"),
+    ] {
+        let rels = package_rels(target);
+        let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/document.xml", xml.as_bytes())]);
+        let parsed = parse_docx(&docx).unwrap();
+        assert_eq!(parsed.document.text, "The text of the document.");
+        assert_eq!(
+            parsed.warnings(),
+            [format!(
+                "_rels/.rels: the officeDocument relationship names {target}, {why}; word/document.xml was read instead"
+            )]
+        );
+        assert_eq!(
+            parsed.provenance(parsed.blocks[0].span),
+            [Origin::paragraphs("word/document.xml", 0, 0)]
+        );
+    }
+    // A document part of another name is the document, without a word.
+    let rels = package_rels("word/main.xml");
+    let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/main.xml", xml.as_bytes())]);
+    let parsed = parse_docx(&docx).unwrap();
+    assert_eq!(parsed.document.text, "The text of the document.");
+    assert!(parsed.warnings().is_empty());
+    // A named part that is not XML falls back too; the document where Word puts it, named and
+    // broken, is its own error (a DTD here), not a fallback.
+    let rels = package_rels("word/broken.xml");
+    let docx = package(&[
+        ("_rels/.rels", rels.as_bytes()),
+        ("word/broken.xml", b"<w:document <<"),
+        ("word/document.xml", xml.as_bytes()),
+    ]);
+    assert_eq!(
+        parse_docx(&docx).unwrap().warnings(),
+        [
+            "_rels/.rels: the officeDocument relationship names word/broken.xml, which is not well-formed XML; \
+          word/document.xml was read instead"
+        ]
+    );
+    let rels = package_rels("word/document.xml");
+    let dtd = format!("<!DOCTYPE w:document [<!ENTITY a \"b\">]>{xml}");
+    let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/document.xml", dtd.as_bytes())]);
+    assert!(malformed_error(parse_docx(&docx)).contains("declares a DTD"));
+    // With no document anywhere, the error names the relationship.
+    let rels = package_rels("_rels/.rels");
+    let docx = package(&[("_rels/.rels", rels.as_bytes()), ("word/styles.xml", b"<x/>")]);
+    assert_eq!(
+        malformed_error(parse_docx(&docx)),
+        "t.docx: not a DOCX: the officeDocument relationship of _rels/.rels names _rels/.rels, which is not a Word \
+         document part (its root element is <Relationships>), and the package has no other document part"
+    );
+}
+
+/// An inline picture, as Word writes one (a `w:drawing` in a run).
+const PICTURE: &str = "<w:p><w:r><w:drawing><wp:inline xmlns:wp=\"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing\"/></w:drawing></w:r></w:p>";
+
+#[test]
+fn a_document_of_images_only_says_how_many_images_and_that_it_has_no_text() {
+    let png = [0x89, b'P', b'N', b'G', 0, 0, 0, 0];
+    let two = document_xml(&format!("{PICTURE}<w:p/>{PICTURE}"));
+    let docx = package(&[
+        ("word/document.xml", two.as_bytes()),
+        ("word/media/image1.png", &png),
+        ("word/media/image2.png", &png),
+    ]);
+    let parsed = parse_docx(&docx).unwrap();
+    assert_eq!(parsed.document.text, "");
+    assert_eq!(
+        parsed.warnings(),
+        ["no text: the document is 2 images and no text; they are not read (run OCR on them to chunk their text)"]
+    );
+    assert_eq!(parsed.rendition.as_ref().unwrap().left_out["media"], 2 * png.len());
+    // The parser said why: the front ends' rule adds nothing.
+    assert_eq!(rag_chunker::parse::no_text_warning(&parsed), None);
+    // One image with text beside it: nothing to say.
+    let with_text = document_xml(&format!("{PICTURE}{TEXT}"));
+    let parsed = parse_docx(&package(&[("word/document.xml", with_text.as_bytes())])).unwrap();
+    assert!(parsed.warnings().is_empty());
+    assert_eq!(rag_chunker::parse::no_text_warning(&parsed), None);
+    // No image and no text: the rule says so.
+    let parsed = parse_docx(&document("<w:p/>")).unwrap();
+    assert_eq!(
+        rag_chunker::parse::no_text_warning(&parsed).as_deref(),
+        Some("no text: the file holds markup and no text")
+    );
+}
+
+#[test]
+fn text_hidden_by_the_run_or_its_styles_is_left_out_unless_kept() {
+    let styles = format!(
+        "<w:styles {W}>\
+         <w:style w:type=\"paragraph\" w:default=\"1\" w:styleId=\"Normal\"><w:name w:val=\"Normal\"/></w:style>\
+         <w:style w:type=\"character\" w:styleId=\"Secret\"><w:name w:val=\"Secret\"/><w:rPr><w:vanish/></w:rPr></w:style>\
+         <w:style w:type=\"character\" w:styleId=\"MoreSecret\"><w:basedOn w:val=\"Secret\"/></w:style>\
+         <w:style w:type=\"paragraph\" w:styleId=\"HiddenPara\"><w:name w:val=\"Hidden Para\"/><w:rPr><w:vanish/></w:rPr></w:style>\
+         </w:styles>"
+    );
+    let rels = "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+        <Relationship Id=\"r1\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles\" Target=\"styles.xml\"/>\
+        </Relationships>";
+    let run =
+        |props: &str, text: &str| format!("<w:r><w:rPr>{props}</w:rPr><w:t xml:space=\"preserve\">{text}</w:t></w:r>");
+    let body = [
+        format!(
+            "<w:p>{}{}{}{}</w:p>",
+            run("", "Shown "),
+            run("<w:vanish/>", "direct "),
+            run("<w:rStyle w:val=\"Secret\"/>", "styled "),
+            run("<w:rStyle w:val=\"MoreSecret\"/>", "inherited"),
+        ),
+        format!(
+            "<w:p><w:pPr><w:pStyle w:val=\"HiddenPara\"/></w:pPr>{}</w:p>",
+            run("", "paragraph")
+        ),
+        format!(
+            "<w:p><w:pPr><w:pStyle w:val=\"HiddenPara\"/></w:pPr>{}</w:p>",
+            run("<w:vanish w:val=\"0\"/>", "unhidden")
+        ),
+    ]
+    .concat();
+    let xml = document_xml(&body);
+    let docx = package(&[
+        ("word/document.xml", xml.as_bytes()),
+        ("word/_rels/document.xml.rels", rels.as_bytes()),
+        ("word/styles.xml", styles.as_bytes()),
+    ]);
+    let parsed = parse_docx(&docx).unwrap();
+    assert_eq!(parsed.document.text, "Shown\n\nunhidden");
+    let hidden = ["direct ", "styled ", "inherited", "paragraph"];
+    assert_eq!(
+        parsed.rendition.as_ref().unwrap().left_out["hidden"],
+        hidden.iter().map(|h| h.len()).sum::<usize>()
+    );
+    let (id, corpus) = (DocumentId::from("doc"), CorpusId::from("corpus"));
+    let source = SourceBytes {
+        document_id: &id,
+        corpus_id: &corpus,
+        source_uri: "t.docx",
+        bytes: &docx,
+    };
+    let kept = DocxParser::new().keep_hidden(true).parse(&ctx(), source).unwrap();
+    assert_eq!(
+        kept.document.text,
+        "Shown direct styled inherited\n\nparagraph\n\nunhidden"
+    );
+    assert!(!kept.rendition.as_ref().unwrap().left_out.contains_key("hidden"));
 }

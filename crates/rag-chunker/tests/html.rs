@@ -352,6 +352,17 @@ fn hostile_pages_are_a_clear_error_or_a_correct_result() {
     }
     let parsed = parse(b"<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]><p>&a;&a;&a;</p>");
     assert!(parsed.document.text.contains("&a;&a;&a;"), "{}", parsed.document.text);
+    // Floods the tokenizer emits a character or two at a time: one text node, one stretch of
+    // the source map, however many pieces (each piece kept its own range, 28 times the page).
+    for (unit, text) in [("a;", "a;"), ("<", "<"), ("&a", "&a")] {
+        let page = unit.repeat(10_000);
+        let parsed = parse(page.as_bytes());
+        assert_eq!(parsed.document.text, text.repeat(10_000), "{unit}");
+        assert_eq!(mapped_bytes(&parsed, page.as_bytes()), [page.as_bytes()], "{unit}");
+    }
+    // Every later `<body>` tag adds its attributes to the first: in time linear in their number.
+    let bodies: String = (0..5_000).map(|i| format!("<body a{i}>")).collect();
+    assert_eq!(parse(format!("<p>text</p>{bodies}").as_bytes()).document.text, "text");
 }
 
 #[test]
@@ -446,4 +457,223 @@ proptest! {
             }
         }
     }
+}
+
+/// The bytes of the page each source-map stretch names.
+fn mapped_bytes<'b>(parsed: &ParsedDocument, bytes: &'b [u8]) -> Vec<&'b [u8]> {
+    parsed
+        .rendition
+        .as_ref()
+        .unwrap()
+        .source_map
+        .iter()
+        .map(|m| match m.origin {
+            Origin::Bytes { start, end } => &bytes[start..end],
+            _ => panic!("{:?} is not a byte range", m.origin),
+        })
+        .collect()
+}
+
+#[test]
+fn a_reference_that_ends_a_text_maps_to_the_reference_not_the_tag_after_it() {
+    // The tokenizer finishes a named reference, or a `&` or `<` that opens nothing, only when it
+    // sees the next character: here, the `<` of the tag that follows.
+    for (page, text) in [
+        ("<p>a &gt;</p>", "a &gt;"),
+        ("<p>a &gt</p>", "a &gt"),
+        ("<p>&copy;</p><p>b</p>", "&copy;"),
+        ("<p>x &amp;<b>y</b></p>", "x &amp;"),
+        ("<p>x &#65</p>", "x &#65"),
+        ("<p>x &</p>", "x &"),
+        ("<p>x &gt;&amp;</p>", "x &gt;&amp;"),
+    ] {
+        let parsed = parse(page.as_bytes());
+        let first = mapped_bytes(&parsed, page.as_bytes())[0];
+        assert_eq!(String::from_utf8_lossy(first), text, "{page}");
+    }
+}
+
+/// One piece of the inline content of a paragraph: a word, a space, a character reference
+/// (named with and without its semicolon, numeric, bogus, a lone `&` or `<`), a line break, or
+/// bold text.
+fn inline_piece() -> impl Strategy<Value = (String, bool)> {
+    let text = prop_oneof![
+        "[a-z]{1,5}",
+        Just(" ".to_owned()),
+        prop::sample::select(vec![
+            "&amp;", "&gt;", "&lt;", "&copy;", "&copy", "&amp", "&gt", "&notit;", "&not", "&#x41;", "&#65;", "&#65",
+            "&bogus;", "&", "& ", "< ", "&;",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop_oneof![
+        4 => text.prop_map(|t| (t, false)),
+        1 => Just(("<br>".to_owned(), true)),
+        1 => "[a-z]{1,4}".prop_map(|t| (format!("<b>{t}</b>"), true)),
+        1 => prop::sample::select(vec!["&gt;", "&copy", "&#65", "x&amp;"]).prop_map(|t| (format!("<i>{t}</i>"), true)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Paragraphs of words and character references anywhere: every stretch of the source map
+    /// names bytes of text, never the `<` or `>` of a tag.
+    #[test]
+    fn references_anywhere_map_inside_their_text(
+        paragraphs in prop::collection::vec(prop::collection::vec(inline_piece(), 1..12), 1..5),
+    ) {
+        let mut page = String::new();
+        // Whether each byte of the page belongs to a tag.
+        let mut in_tag: Vec<bool> = Vec::new();
+        let mut push = |page: &mut String, piece: &str, markup: bool| {
+            let start = page.len();
+            page.push_str(piece);
+            in_tag.resize(page.len(), false);
+            if markup {
+                // Inside `<b>..</b>`, only the tags are markup.
+                let mut tag = false;
+                for (i, byte) in piece.bytes().enumerate() {
+                    if byte == b'<' {
+                        tag = true;
+                    }
+                    in_tag[start + i] = tag;
+                    if byte == b'>' {
+                        tag = false;
+                    }
+                }
+            }
+        };
+        for paragraph in &paragraphs {
+            push(&mut page, "<p>", true);
+            for (piece, markup) in paragraph {
+                push(&mut page, piece, *markup);
+            }
+            push(&mut page, "</p>", true);
+        }
+        let parsed = parse(page.as_bytes());
+        for mapped in &parsed.rendition.as_ref().unwrap().source_map {
+            let Origin::Bytes { start, end } = mapped.origin else { panic!() };
+            let text = &parsed.document.text[mapped.span.range()];
+            prop_assert!(
+                !in_tag[start..end].contains(&true),
+                "{text:?} maps to {:?} of {page:?}",
+                &page[start..end]
+            );
+        }
+        chunk_and_check(&parsed, 16, 2, cl100k());
+    }
+}
+
+/// A page of one `div` with `n` attributes, `a0=x a1=x ...`.
+fn tag_of(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("a{i}=x")).collect();
+    format!("<div {}>text</div>", names.join(" "))
+}
+
+#[test]
+fn a_page_whose_attributes_would_take_quadratic_time_is_refused_before_it_is_parsed() {
+    // The tokenizer compares each attribute with the tag's earlier ones: doubling a tag's
+    // attributes quadruples the work, and past the page's allowance the page is refused.
+    let comparisons = |n: usize| (n * (n - 1) / 2) as u64;
+    let allowance = |page: &str| {
+        rag_chunker::MAX_HTML_ATTRIBUTE_COMPARISONS
+            + rag_chunker::HTML_ATTRIBUTE_COMPARISONS_PER_BYTE * page.len() as u64
+    };
+    let within = tag_of(3200);
+    assert!(comparisons(3200) <= allowance(&within));
+    assert_eq!(parse(within.as_bytes()).document.text, "text");
+    let over = tag_of(6400);
+    assert!(comparisons(6400) > allowance(&over));
+    let err = parse_with(DocumentType::Html.parser(), over.as_bytes()).unwrap_err();
+    assert!(matches!(err, ParseError::LimitExceeded { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("page.html: the work of checking attribute names for duplicates (the tag at byte 0 has"),
+        "{err}"
+    );
+    // 200,000 attributes (a 2 MB page, 10 to 16 s of the tokenizer's time) are refused after the
+    // first few thousand: the check stops where the allowance runs out.
+    let err = parse_with(DocumentType::Html.parser(), tag_of(200_000).as_bytes()).unwrap_err();
+    assert!(matches!(err, ParseError::LimitExceeded { .. }), "{err}");
+    // Many tags of ordinary size cost nothing against the allowance.
+    let page = "<p class=a id=b title=c lang=d dir=e data-x=f>x</p>".repeat(2_000);
+    assert!(parse(page.as_bytes()).document.text.starts_with("x\n\nx"));
+}
+
+fn left_out(parsed: &ParsedDocument) -> &std::collections::BTreeMap<String, usize> {
+    &parsed.rendition.as_ref().unwrap().left_out
+}
+
+#[test]
+fn text_the_page_hides_is_left_out_as_hidden_unless_kept() {
+    let hidden = [
+        "<p hidden>attribute</p>",
+        "<p aria-hidden=\"true\">aria</p>",
+        "<p style=\"display:none\">display</p>",
+        "<p style=\"visibility:hidden\">visibility</p>",
+        "<div style=\"DISPLAY : NONE !important\"><p>upper</p><ul><li>case</li></ul></div>",
+        "<span style=\"color:red; visibility: collapse\">collapse</span>",
+        "<p style=\"display:/**/n\\6f ne\">escaped</p>",
+    ];
+    let page = format!("<p>Shown.</p>{}<p>Also shown.</p>", hidden.concat());
+    let parsed = parse(page.as_bytes());
+    assert_eq!(parsed.document.text, "Shown.\n\nAlso shown.");
+    let words = [
+        "attribute",
+        "aria",
+        "display",
+        "visibility",
+        "upper",
+        "case",
+        "collapse",
+        "escaped",
+    ];
+    assert_eq!(
+        left_out(&parsed)["hidden"],
+        words.iter().map(|w| w.len()).sum::<usize>()
+    );
+    // The page's bytes still add up: text, hidden, markup.
+    let rendition = parsed.rendition.as_ref().unwrap();
+    let mapped: usize = mapped_bytes(&parsed, page.as_bytes()).iter().map(|b| b.len()).sum();
+    assert_eq!(mapped + rendition.left_out_bytes(), page.len());
+    chunk_and_check(&parsed, 16, 2, cl100k());
+
+    let kept = parse_with(&HtmlParser::new().keep_hidden(true), page.as_bytes()).unwrap();
+    for word in words {
+        assert!(kept.document.text.contains(word), "{word}: {}", kept.document.text);
+    }
+    assert!(!left_out(&kept).contains_key("hidden"));
+    // Keeping hidden text keeps chrome out, and keeping chrome keeps hidden text out.
+    let nav = format!("<nav>Menu</nav>{page}");
+    let both = HtmlParser::new().keep_hidden(true);
+    assert!(
+        !parse_with(&both, nav.as_bytes())
+            .unwrap()
+            .document
+            .text
+            .contains("Menu")
+    );
+    let chrome = parse_with(&HtmlParser::new().keep_chrome(true), nav.as_bytes()).unwrap();
+    assert!(chrome.document.text.contains("Menu") && !chrome.document.text.contains("aria"));
+}
+
+#[test]
+fn an_element_inside_a_hidden_one_can_be_made_visible_again() {
+    // `visibility` is inherited and a descendant may override it (`display: none` cannot be).
+    let page = "<div style='visibility:hidden'>secret <span style='visibility:visible'>shown</span> \
+        <p>also secret</p></div><div style='display:none'><p style='visibility:visible'>gone</p></div>";
+    let parsed = parse(page.as_bytes());
+    assert_eq!(parsed.document.text, "shown");
+    assert_eq!(
+        left_out(&parsed)["hidden"],
+        "secret ".len() + " ".len() + "also secret".len() + "gone".len()
+    );
+}
+
+#[test]
+fn stylesheets_are_not_read_so_a_class_that_hides_is_not_seen() {
+    // Documented: only inline styles are read.
+    let parsed = parse(b"<style>.x { display: none }</style><p class=x>kept</p>");
+    assert_eq!(parsed.document.text, "kept");
 }

@@ -387,25 +387,9 @@ mod with_pdf {
         );
     }
 
-    /// A one-page PDF around `content`, with `extra` objects from number 5 on.
-    fn one_page(content: &[u8], resources: &[u8], extra: &[&[u8]]) -> Vec<u8> {
-        let mut objects: Vec<Vec<u8>> = vec![
-            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-            [
-                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ".as_slice(),
-                resources,
-                b" /Contents 4 0 R >>",
-            ]
-            .concat(),
-            [
-                format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(),
-                content,
-                b"\nendstream",
-            ]
-            .concat(),
-        ];
-        objects.extend(extra.iter().map(|o| o.to_vec()));
+    /// A PDF of `objects`, numbered from 1 (the first is the catalog), with its cross-reference
+    /// table.
+    fn pdf_with(objects: &[Vec<u8>]) -> Vec<u8> {
         let mut pdf = b"%PDF-1.7\n".to_vec();
         let mut offsets = Vec::new();
         for (i, object) in objects.iter().enumerate() {
@@ -427,6 +411,28 @@ mod with_pdf {
             .as_bytes(),
         );
         pdf
+    }
+
+    /// A one-page PDF around `content`, with `extra` objects from number 5 on.
+    fn one_page(content: &[u8], resources: &[u8], extra: &[&[u8]]) -> Vec<u8> {
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            [
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ".as_slice(),
+                resources,
+                b" /Contents 4 0 R >>",
+            ]
+            .concat(),
+            [
+                format!("<< /Length {} >>\nstream\n", content.len()).as_bytes(),
+                content,
+                b"\nendstream",
+            ]
+            .concat(),
+        ];
+        objects.extend(extra.iter().map(|o| o.to_vec()));
+        pdf_with(&objects)
     }
 
     const HELVETICA: &[u8] = b"<< /Font << /F1 5 0 R >> >>";
@@ -518,6 +524,407 @@ mod with_pdf {
             let err = parse_bytes("garbage.pdf", garbage).unwrap_err().to_string();
             assert!(err.starts_with("garbage.pdf: "), "{err}");
         }
+    }
+
+    /// A Letter-size PDF of `pages` (content streams) with three standard fonts, unembedded and
+    /// without widths, as report generators write them: `/F1` Helvetica, `/F2` Courier, `/F3`
+    /// Helvetica-Bold; and `/F4`, TeX's slanted typewriter (`CMSLTT10`, in which Texinfo sets
+    /// `@var` inside code) by name.
+    fn pdf_of(pages: &[String]) -> Vec<u8> {
+        let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 7 + 2 * i)).collect();
+        let mut objects: Vec<Vec<u8>> = vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()).into_bytes(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".to_vec(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /QXKPBA+CMSLTT10 /Encoding /WinAnsiEncoding >>".to_vec(),
+        ];
+        for (i, content) in pages.iter().enumerate() {
+            objects.push(
+                format!(
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents {} 0 R >>",
+                    8 + 2 * i
+                )
+                .into_bytes(),
+            );
+            objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()).into_bytes());
+        }
+        pdf_with(&objects)
+    }
+
+    const HELV: u8 = 1;
+    const COURIER: u8 = 2;
+    const HELV_BOLD: u8 = 3;
+
+    /// One line of text in `font` at `size`, its baseline `top` points below the page's top edge.
+    fn show(font: u8, size: f64, x: f64, top: f64, text: &str) -> String {
+        let escaped = text.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+        format!("BT /F{font} {size} Tf {x} {} Td ({escaped}) Tj ET\n", 792.0 - top)
+    }
+
+    /// Lines of `font` at `size` from `top` down, one `leading` apart, each at `x`.
+    fn show_lines(font: u8, size: f64, x: f64, top: f64, leading: f64, lines: &[&str]) -> String {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| show(font, size, x, top + leading * i as f64, line))
+            .collect()
+    }
+
+    fn headings(parsed: &ParsedDocument) -> Vec<&str> {
+        parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == BlockType::Heading)
+            .map(|b| b.text.as_deref().unwrap())
+            .collect()
+    }
+
+    fn sources_of(parsed: &ParsedDocument, kind: BlockType) -> Vec<&str> {
+        parsed
+            .blocks
+            .iter()
+            .filter(|b| b.block_type == kind)
+            .map(|b| parsed.source_of(b).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn on_a_code_heavy_page_the_prose_is_the_body_and_its_wrapped_sentences_stay_whole() {
+        // 10 pt prose around 20 lines of 8 pt code, which hold most of the page's characters.
+        let code: Vec<String> = (0..20)
+            .map(|i| format!("    parser.add_argument(\"--option-{i:02}\", type=int, default={i}, help=\"the value\")"))
+            .collect();
+        let code: Vec<&str> = code.iter().map(String::as_str).collect();
+        let content = [
+            show(HELV_BOLD, 14.0, 72.0, 72.0, "Arguments"),
+            show_lines(
+                HELV,
+                10.0,
+                72.0,
+                100.0,
+                12.0,
+                &[
+                    "A command reads its arguments in the order the user gives them, and each",
+                    "argument is converted to the type its declaration names before the",
+                    "function runs.",
+                ],
+            ),
+            show_lines(COURIER, 8.0, 72.0, 150.0, 10.0, &code),
+            show_lines(
+                HELV,
+                10.0,
+                72.0,
+                370.0,
+                12.0,
+                &[
+                    "When a value cannot be converted the command stops with a message that",
+                    "names the argument and the value it was given.",
+                ],
+            ),
+        ]
+        .concat();
+        let parsed = parse_bytes("arguments.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(headings(&parsed), ["Arguments"], "{}", parsed.document.text);
+        assert_eq!(
+            sources_of(&parsed, BlockType::Paragraph),
+            [
+                "A command reads its arguments in the order the user gives them, and each argument is converted to the type its declaration names before the function runs.",
+                "When a value cannot be converted the command stops with a message that names the argument and the value it was given."
+            ]
+        );
+        let code_blocks = sources_of(&parsed, BlockType::Code);
+        assert_eq!(code_blocks.len(), 1);
+        assert_eq!(code_blocks[0].lines().count(), 22, "{}", code_blocks[0]);
+        // The wrapped sentence is found whole in a chunk.
+        let chunks = chunk_and_check(&parsed, 64, 8, cl100k());
+        assert!(chunks.iter().any(|c| c.content().unwrap().contains(
+            "When a value cannot be converted the command stops with a message that names the argument and the value it was given."
+        )));
+    }
+
+    #[test]
+    fn a_monospaced_word_that_continues_a_sentence_stays_in_it_as_inline_code() {
+        let content = [
+            show(
+                HELV,
+                10.0,
+                72.0,
+                72.0,
+                "Before you send a patch, run the whole test suite, which takes a while, with",
+            ),
+            show(COURIER, 10.0, 72.0, 84.0, "make check-devel"),
+            show(
+                HELV,
+                10.0,
+                72.0,
+                96.0,
+                "to be sure that nothing else broke. Then push the branch.",
+            ),
+            // A URL broken at the margin, its end alone on the next line.
+            show(HELV, 10.0, 72.0, 130.0, "The mirrors are listed at"),
+            show(COURIER, 10.0, 200.0, 130.0, "https://cran.r-project.org/"),
+            show(COURIER, 10.0, 72.0, 142.0, "mirrors.html"),
+            show(HELV, 10.0, 144.0, 142.0, "."),
+        ]
+        .concat();
+        let parsed = parse_bytes("inline.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(
+            parsed.document.text,
+            "Before you send a patch, run the whole test suite, which takes a while, with `make check-devel` to be sure that nothing else broke. Then push the branch.\n\n\
+             The mirrors are listed at `https://cran.r-project.org/ mirrors.html`."
+        );
+        assert!(sources_of(&parsed, BlockType::Code).is_empty());
+        // The source map still names each line's box, the backticks belong to no line.
+        let map = &parsed.rendition.as_ref().unwrap().source_map;
+        let pieces: Vec<&str> = map.iter().map(|m| &parsed.document.text[m.span.range()]).collect();
+        assert!(pieces.contains(&"make check-devel"), "{pieces:?}");
+        assert!(pieces.iter().all(|p| !p.contains('`')), "{pieces:?}");
+    }
+
+    #[test]
+    fn monospaced_lines_set_apart_from_the_text_are_fenced_even_inside_a_sentence() {
+        // Texinfo's examples: indented, after a sentence that goes on below them; the
+        // punctuation of the code and the comments in the text font.
+        let content = [
+            show(
+                HELV,
+                10.0,
+                72.0,
+                72.0,
+                "The simplest way is to download R-x.y.z.tar.gz and unpack it with",
+            ),
+            show(COURIER, 10.0, 100.0, 84.0, "tar -xf R-4.2.2.tar.gz"),
+            show(
+                HELV,
+                10.0,
+                72.0,
+                96.0,
+                "on systems that have a suitable tar installed. A session looks like",
+            ),
+            show(COURIER, 10.0, 100.0, 108.0, "> x <- array(1:20, dim=c(4,5))"),
+            show(HELV, 10.0, 300.0, 108.0, "# Generate a 4 by 5 array."),
+            show(COURIER, 10.0, 100.0, 120.0, "> i"),
+            show(HELV, 10.0, 300.0, 120.0, "# i is a 3 by 2 index array."),
+            show(HELV, 10.0, 72.0, 132.0, "and ends when you quit."),
+        ]
+        .concat();
+        // The hyphens of the command are in Helvetica, as pdfTeX sets them, and the version's
+        // variables in slanted typewriter (`R-x.y.z.tar.gz`).
+        let content = content.replace(
+            "(tar -xf R-4.2.2.tar.gz) Tj",
+            "(tar ) Tj /F1 10 Tf (-) Tj /F2 10 Tf (xf R) Tj /F1 10 Tf (-) Tj /F4 10 Tf (x) Tj /F2 10 Tf (.) Tj /F4 10 Tf (y) Tj /F2 10 Tf (.) Tj /F4 10 Tf (z) Tj /F2 10 Tf (.tar.gz) Tj",
+        );
+        let content = content.replace(
+            "(The simplest way is to download R-x.y.z.tar.gz and unpack it with) Tj",
+            "(The simplest way is to download ) Tj /F2 10 Tf (R-) Tj /F4 10 Tf (x) Tj /F2 10 Tf (.) Tj /F4 10 Tf (y) Tj /F2 10 Tf (.) Tj /F4 10 Tf (z) Tj /F2 10 Tf (.tar.gz) Tj /F1 10 Tf ( and unpack it with) Tj",
+        );
+        let parsed = parse_bytes("examples.pdf", &pdf_of(&[content])).unwrap();
+        assert_eq!(
+            sources_of(&parsed, BlockType::Code),
+            [
+                "```\ntar -xf R-x.y.z.tar.gz\n```",
+                "```\n> x <- array(1:20, dim=c(4,5)) # Generate a 4 by 5 array.\n> i # i is a 3 by 2 index array.\n```"
+            ],
+            "{}",
+            parsed.document.text
+        );
+        assert_eq!(
+            sources_of(&parsed, BlockType::Paragraph),
+            [
+                "The simplest way is to download `R-x.y.z.tar.gz` and unpack it with",
+                "on systems that have a suitable tar installed. A session looks like",
+                "and ends when you quit."
+            ]
+        );
+    }
+
+    fn furniture_bytes(parsed: &ParsedDocument) -> usize {
+        parsed
+            .rendition
+            .as_ref()
+            .unwrap()
+            .left_out
+            .get("page_furniture")
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn warnings(parsed: &ParsedDocument) -> &[String] {
+        &parsed.rendition.as_ref().unwrap().warnings
+    }
+
+    #[test]
+    fn lines_that_differ_in_numbers_other_than_the_page_number_are_content() {
+        // Four invoices, one a page: the numbers in the head grow by ten, not with the page; the
+        // header row repeats under it; the footer counts the pages.
+        let pages: Vec<String> = (0..4)
+            .map(|n| {
+                let rows: String = (0..3)
+                    .map(|r| {
+                        let top = 68.0 + 12.0 * f64::from(r);
+                        [
+                            show(HELV, 10.0, 72.0, top, &format!("2026-0{}-1{r}", n + 1)),
+                            show(HELV, 10.0, 200.0, top, &format!("Service {n}{r}")),
+                            show(HELV, 10.0, 450.0, top, &format!("{}.00", 100 + r)),
+                        ]
+                        .concat()
+                    })
+                    .collect();
+                [
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        40.0,
+                        &format!("Invoice {} for customer {}", 1017 + 10 * n, 5511 + 10 * n),
+                    ),
+                    show(HELV, 10.0, 72.0, 54.0, "Date"),
+                    show(HELV, 10.0, 200.0, 54.0, "Description"),
+                    show(HELV, 10.0, 450.0, 54.0, "Amount"),
+                    rows,
+                    show(HELV, 8.0, 280.0, 760.0, &format!("Page {} of 4", n + 1)),
+                ]
+                .concat()
+            })
+            .collect();
+        let parsed = parse_bytes("invoices.pdf", &pdf_of(&pages)).unwrap();
+        let text = &parsed.document.text;
+        for n in 0..4 {
+            let head = format!("Invoice {} for customer {}", 1017 + 10 * n, 5511 + 10 * n);
+            assert_eq!(text.matches(&head).count(), 1, "{head}: {text}");
+        }
+        // The header row is kept where it first appears; the footers are left out.
+        assert_eq!(text.matches("Date Description Amount").count(), 1, "{text}");
+        assert!(position(text, "Date Description Amount") < position(text, "Invoice 1027"));
+        assert!(!text.contains("of 4"), "{text}");
+        assert_eq!(
+            furniture_bytes(&parsed),
+            3 * "DateDescriptionAmount".len() + 4 * "Page 1 of 4".len()
+        );
+        assert!(warnings(&parsed).is_empty());
+    }
+
+    #[test]
+    fn headings_that_repeat_with_another_number_on_each_page_are_kept() {
+        let pages: Vec<String> = (1..=4)
+            .map(|n| {
+                [
+                    show(HELV_BOLD, 14.0, 72.0, 50.0, &format!("Chapter {n} Overview")),
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        200.0,
+                        &format!("The overview of part {n} says what the part is about."),
+                    ),
+                ]
+                .concat()
+            })
+            .collect();
+        let parsed = parse_bytes("chapters.pdf", &pdf_of(&pages)).unwrap();
+        assert_eq!(
+            headings(&parsed),
+            [
+                "Chapter 1 Overview",
+                "Chapter 2 Overview",
+                "Chapter 3 Overview",
+                "Chapter 4 Overview"
+            ]
+        );
+        assert_eq!(furniture_bytes(&parsed), 0);
+    }
+
+    #[test]
+    fn running_heads_that_alternate_and_change_per_chapter_are_left_out() {
+        // pdfTeX's Texinfo, two-sided: even pages carry the page number and the manual's title,
+        // odd pages the chapter and the page number; a chapter's first page has its number alone.
+        // A sentence runs from the foot of one page to the top of the next.
+        let chapters = [(1, "Getting started", 1..=4), (2, "Installing the sources", 5..=9)];
+        let mut pages = Vec::new();
+        for (chapter, title, range) in chapters {
+            for n in range {
+                let opening = n == 1 || n == 5;
+                let head = if opening {
+                    show(HELV, 10.0, 516.0, 50.0, &n.to_string())
+                } else if n % 2 == 0 {
+                    [
+                        show(HELV, 10.0, 72.0, 50.0, &n.to_string()),
+                        show(HELV, 10.0, 330.0, 50.0, "The Reference Manual"),
+                    ]
+                    .concat()
+                } else {
+                    [
+                        show(HELV, 10.0, 72.0, 50.0, &format!("Chapter {chapter}: {title}")),
+                        show(HELV, 10.0, 516.0, 50.0, &n.to_string()),
+                    ]
+                    .concat()
+                };
+                let start = if opening {
+                    show(HELV_BOLD, 16.0, 72.0, 100.0, &format!("{chapter} {title}"))
+                } else {
+                    show(
+                        HELV,
+                        10.0,
+                        72.0,
+                        100.0,
+                        &format!("continues on page {n} where it was left off."),
+                    )
+                };
+                let foot = format!("Page {n} ends with a sentence that");
+                pages.push([head, start, show(HELV, 10.0, 72.0, 700.0, &foot)].concat());
+            }
+        }
+        let parsed = parse_bytes("manual.pdf", &pdf_of(&pages)).unwrap();
+        let text = &parsed.document.text;
+        assert!(!text.contains("Reference Manual"), "{text}");
+        assert!(!text.contains("Chapter 1:") && !text.contains("Chapter 2:"), "{text}");
+        assert_eq!(headings(&parsed), ["1 Getting started", "2 Installing the sources"]);
+        for n in [2, 3, 6, 7, 8] {
+            let sentence = format!(
+                "Page {} ends with a sentence that continues on page {n} where it was left off.",
+                n - 1
+            );
+            assert!(text.contains(&sentence), "{sentence}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_document_of_repeated_lines_keeps_them_once_and_says_so() {
+        // A letterhead printed without a letter: every line repeats on every page.
+        let page = [
+            show(HELV, 10.0, 72.0, 40.0, "ACME Corporation, 1 Harbour Road"),
+            show(HELV, 10.0, 72.0, 760.0, "Confidential: for the addressee only"),
+        ]
+        .concat();
+        let parsed = parse_bytes("letterhead.pdf", &pdf_of(&[page.clone(), page.clone(), page])).unwrap();
+        assert_eq!(
+            parsed.document.text,
+            "ACME Corporation, 1 Harbour Road\n\nConfidential: for the addressee only"
+        );
+        assert_eq!(
+            warnings(&parsed),
+            [
+                "every line of the document repeats from page to page like a running head or page number: page 1 is kept whole and the repeats on the other pages are left out as page furniture"
+            ]
+        );
+        assert!(!chunk_and_check(&parsed, 64, 8, cl100k()).is_empty());
+        // Pages that hold nothing but the running head are named.
+        let body = show(HELV, 10.0, 72.0, 300.0, "The only text of the document.");
+        let head = show(HELV, 10.0, 72.0, 40.0, "ACME Corporation, 1 Harbour Road");
+        let parsed = parse_bytes(
+            "sparse.pdf",
+            &pdf_of(&[[head.clone(), body].concat(), head.clone(), head]),
+        )
+        .unwrap();
+        assert_eq!(parsed.document.text, "The only text of the document.");
+        assert_eq!(
+            warnings(&parsed),
+            [
+                "pages 2-3: all of their text repeats on other pages as running heads, footers or page numbers and is left out as page furniture"
+            ]
+        );
     }
 }
 

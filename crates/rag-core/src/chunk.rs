@@ -368,6 +368,84 @@ impl Chunk {
     pub fn is_heading(&self) -> bool {
         self.kind() == Some(ChunkKind::Heading)
     }
+
+    /// Marks the chunk as `kind` in `metadata` (and a heading's `level`, which is removed when
+    /// `None`), as the heading-aware chunker writes it; `kind: None` removes both marks, so the
+    /// packer treats the chunk as one no chunker described. `heading_path` is left as it is.
+    ///
+    /// ```
+    /// use rag_core::{Chunk, ChunkKind};
+    ///
+    /// let mut chunk = Chunk::with_content("c", "d", "t", "# Setup");
+    /// chunk.set_kind(Some(ChunkKind::Heading), Some(1));
+    /// assert!(chunk.is_heading() && chunk.heading_level() == Some(1));
+    /// chunk.set_kind(Some(ChunkKind::Body), None);
+    /// assert_eq!((chunk.kind(), chunk.heading_level()), (Some(ChunkKind::Body), None));
+    /// ```
+    pub fn set_kind(&mut self, kind: Option<ChunkKind>, level: Option<u8>) {
+        match kind {
+            Some(kind) => {
+                self.metadata.insert(ChunkKind::KEY.into(), Value::from(kind.as_str()));
+            }
+            None => {
+                self.metadata.remove(ChunkKind::KEY);
+            }
+        }
+        match level.filter(|_| kind.is_some()) {
+            Some(level) => {
+                self.metadata.insert(ChunkKind::LEVEL_KEY.into(), Value::from(level));
+            }
+            None => {
+                self.metadata.remove(ChunkKind::LEVEL_KEY);
+            }
+        }
+    }
+
+    /// Where this chunk was cut from, when it is a part the packer cut to fit (`metadata.cut_from`);
+    /// `None` for any other chunk, and for a `cut_from` that is not one.
+    pub fn cut_from(&self) -> Option<CutFrom> {
+        CutFrom::deserialize(self.metadata.get(CutFrom::KEY)?).ok()
+    }
+
+    /// Whether the chunk is a part cut to fit: it carries `metadata.cut_from`.
+    pub fn is_cut(&self) -> bool {
+        self.metadata.contains_key(CutFrom::KEY)
+    }
+
+    /// Records in `metadata.cut_from` where this part was cut from.
+    pub fn set_cut_from(&mut self, from: &CutFrom) {
+        let value = serde_json::to_value(from).unwrap_or(Value::Null);
+        self.metadata.insert(CutFrom::KEY.into(), value);
+    }
+}
+
+/// Where a part the packer cut to fit came from (`metadata.cut_from` in JSON): the chunk, the
+/// byte range of that chunk's content the part holds, and the tokens the whole chunk needed.
+///
+/// ```
+/// use rag_core::{Chunk, ChunkId, CutFrom};
+///
+/// let mut part = Chunk::with_content("a#cut", "d", "t", "Refunds take 30 days.");
+/// let from = CutFrom { id: ChunkId::new("a"), start: 120, end: 141, tokens: 900 };
+/// part.set_cut_from(&from);
+/// assert_eq!(part.metadata["cut_from"]["id"], "a");
+/// assert_eq!(part.cut_from(), Some(from));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutFrom {
+    /// The chunk the part was cut from.
+    pub id: ChunkId,
+    /// Where the part starts in that chunk's content, in bytes.
+    pub start: usize,
+    /// Where it ends, exclusive.
+    pub end: usize,
+    /// The tokens the whole chunk needed (more than the room it was cut for).
+    pub tokens: usize,
+}
+
+impl CutFrom {
+    /// The metadata key it is written under.
+    pub const KEY: &'static str = "cut_from";
 }
 
 /// What a chunk is in its document's structure, as the heading-aware chunker marks it in

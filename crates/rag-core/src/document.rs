@@ -9,8 +9,10 @@ use crate::{CorpusId, DocumentId, Origin, Rendition};
 /// A half-open byte range `start..end` into a document's source text.
 ///
 /// Offsets are bytes of the UTF-8 text, so they are exact for any script; a valid span starts and
-/// ends on character boundaries.
+/// ends on character boundaries. A span read from JSON (`{"start": 4, "end": 9}`) that ends
+/// before it starts is an error, as [`Span::try_new`] refuses one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "SpanRepr")]
 pub struct Span {
     /// First byte of the range.
     pub start: usize,
@@ -19,9 +21,26 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span `start..end`.
+    /// The span `start..end`; `start` must not be past `end` (see [`Span::try_new`] for
+    /// offsets that come from input).
     pub const fn new(start: usize, end: usize) -> Self {
         Self { start, end }
+    }
+
+    /// The span `start..end`, or an error when it would end before it starts.
+    ///
+    /// ```
+    /// use rag_core::Span;
+    ///
+    /// assert_eq!(Span::try_new(2, 5).unwrap().len(), 3);
+    /// let err = Span::try_new(5, 2).unwrap_err();
+    /// assert_eq!(err.to_string(), "span 5..2 ends before it starts");
+    /// ```
+    pub const fn try_new(start: usize, end: usize) -> Result<Self, ReversedSpanError> {
+        if start > end {
+            return Err(ReversedSpanError { start, end });
+        }
+        Ok(Self { start, end })
     }
 
     /// Length in bytes (0 if the span is reversed).
@@ -37,6 +56,31 @@ impl Span {
     /// The span as a `Range` for slicing.
     pub const fn range(&self) -> Range<usize> {
         self.start..self.end
+    }
+}
+
+/// A span that ends before it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("span {start}..{end} ends before it starts")]
+pub struct ReversedSpanError {
+    /// The start given.
+    pub start: usize,
+    /// The end given, before `start`.
+    pub end: usize,
+}
+
+/// The wire form of a span, checked by `TryFrom` so that a reversed one is never read.
+#[derive(Deserialize)]
+struct SpanRepr {
+    start: usize,
+    end: usize,
+}
+
+impl TryFrom<SpanRepr> for Span {
+    type Error = ReversedSpanError;
+
+    fn try_from(repr: SpanRepr) -> Result<Self, Self::Error> {
+        Self::try_new(repr.start, repr.end)
     }
 }
 
@@ -259,6 +303,18 @@ impl ParsedDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reversed_span_is_not_read_from_json() {
+        let span: Span = serde_json::from_str(r#"{"start": 2, "end": 5}"#).unwrap();
+        assert_eq!(span, Span::new(2, 5));
+        let err = serde_json::from_str::<Span>(r#"{"start": 5, "end": 2}"#).unwrap_err();
+        assert!(err.to_string().contains("span 5..2 ends before it starts"), "{err}");
+        assert!(
+            serde_json::from_str::<Span>(r#"{"start": 3, "end": 3}"#).is_ok(),
+            "empty is a span"
+        );
+    }
 
     fn sample() -> ParsedDocument {
         let text = "# Title\n\nBody text.\n".to_owned();

@@ -29,9 +29,9 @@ mod packed;
 mod provenance;
 mod spi;
 
-pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, ExtraFieldError, MissingContentError, TrustLevel};
+pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, CutFrom, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
-pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, Span};
+pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, ReversedSpanError, Span};
 pub use error::{ChunkError, Error, PackerError, ParseError, RenderError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{

@@ -84,15 +84,15 @@ impl Sections {
 /// child (a chunk whose `parent_id` names it, in the same document) among `chunks`.
 ///
 /// ```
-/// use rag_core::Chunk;
+/// use rag_core::{Chunk, ChunkKind};
 /// use rag_packer::carried_headings;
 ///
 /// let mut heading = Chunk::with_content("d#0", "d", "t", "## readLines()");
-/// heading.metadata.insert("kind".into(), "heading".into());
+/// heading.set_kind(Some(ChunkKind::Heading), None);
 /// let mut body = Chunk::with_content("d#1", "d", "t", "Reads the file line by line.");
 /// body.parent_id = Some("d#0".into());
 /// let mut lonely = Chunk::with_content("d#7", "d", "t", "## close()");
-/// lonely.metadata.insert("kind".into(), "heading".into());
+/// lonely.set_kind(Some(ChunkKind::Heading), None);
 /// assert_eq!(carried_headings(&[heading, body, lonely]), [true, false, false]);
 /// ```
 pub fn carried_headings(chunks: &[Chunk]) -> Vec<bool> {
@@ -105,11 +105,11 @@ pub fn carried_headings(chunks: &[Chunk]) -> Vec<bool> {
 /// child only: a document's title does not lift the whole document).
 ///
 /// ```
-/// use rag_core::Chunk;
+/// use rag_core::{Chunk, ChunkKind};
 /// use rag_packer::section_scores;
 ///
 /// let mut heading = Chunk::with_content("d#0", "d", "t", "## readLines()");
-/// heading.metadata.insert("kind".into(), "heading".into());
+/// heading.set_kind(Some(ChunkKind::Heading), None);
 /// heading.score = Some(0.9);
 /// let mut body = Chunk::with_content("d#1", "d", "t", "Reads the file line by line.");
 /// body.parent_id = Some("d#0".into());
@@ -143,11 +143,13 @@ pub(crate) fn lift_to_headings(
 
 #[cfg(test)]
 mod tests {
+    use rag_core::ChunkKind;
+
     use super::*;
 
     fn heading(id: &str, doc: &str, parent: Option<&str>, score: f64) -> Chunk {
         let mut c = Chunk::with_content(id, doc, "t", format!("# {id}"));
-        c.metadata.insert("kind".into(), "heading".into());
+        c.set_kind(Some(ChunkKind::Heading), None);
         c.parent_id = parent.map(ChunkId::from);
         c.score = Some(score);
         c
@@ -155,7 +157,7 @@ mod tests {
 
     fn body(id: &str, doc: &str, parent: &str, score: f64) -> Chunk {
         let mut c = Chunk::with_content(id, doc, "t", format!("text of {id}"));
-        c.metadata.insert("kind".into(), "body".into());
+        c.set_kind(Some(ChunkKind::Body), None);
         c.parent_id = Some(parent.into());
         c.score = Some(score);
         c

@@ -13,6 +13,7 @@ use crate::chunk::PyChunk;
 use crate::context::PyRequestContext;
 use crate::document::PyParsedDocument;
 use crate::errors;
+use crate::ingest::PyParseOptions;
 use crate::parse::ParseJob;
 use crate::runtime::{Cancel, Reduced, Work, awaitable, run_awaitable, run_blocking};
 use crate::tokens::{CallCounter, CounterSource};
@@ -48,20 +49,36 @@ struct ChunkJob {
     input: ChunkInput,
 }
 
+/// The parser's warnings about a document parsed for a chunking call, and why it gave no text
+/// when it gave none, each after the document's name.
+fn parse_warnings(parsed: &ParsedDocument) -> Vec<String> {
+    let uri = &parsed.document.source_uri;
+    parsed
+        .warnings()
+        .iter()
+        .cloned()
+        .chain(rag_chunker::parse::no_text_warning(parsed))
+        .map(|warning| format!("{uri}: {warning}"))
+        .collect()
+}
+
 impl Work for ChunkJob {
-    type Output = (Result<Vec<Chunk>, ChunkCallError>, CallCounter);
+    /// The chunks and, for a document the call parsed, the warnings to give the caller.
+    type Output = (Result<(Vec<Chunk>, Vec<String>), ChunkCallError>, CallCounter);
 
     fn run(self) -> Self::Output {
         let result = match self.input {
             ChunkInput::Parsed { ctx, parsed } => self
                 .chunker
                 .chunk_document(&ctx, &parsed)
+                .map(|chunks| (chunks, Vec::new()))
                 .map_err(ChunkCallError::Chunk),
             ChunkInput::Text(job) => {
                 let ctx = job.ctx().clone();
                 job.run().map_err(ChunkCallError::Parse).and_then(|parsed| {
                     self.chunker
                         .chunk_document(&ctx, &parsed)
+                        .map(|chunks| (chunks, parse_warnings(&parsed)))
                         .map_err(ChunkCallError::Chunk)
                 })
             }
@@ -73,11 +90,14 @@ impl Work for ChunkJob {
         Some(self.counter.cancel())
     }
 
-    /// The chunks, or the error (a chunking error with a Python counter's own exception as its
-    /// cause).
+    /// The chunks, after the parser's warnings as `ParseWarning`s, or the error (a chunking
+    /// error with a Python counter's own exception as its cause).
     fn finish(py: Python<'_>, (result, counter): Self::Output) -> PyResult<Py<PyAny>> {
         match result {
-            Ok(chunks) => {
+            Ok((chunks, warnings)) => {
+                for warning in &warnings {
+                    errors::parse_warning(py, warning)?;
+                }
                 let list = PyList::empty(py);
                 for chunk in chunks {
                     list.append(PyChunk::from_rust(chunk))?;
@@ -144,7 +164,12 @@ impl PyHeadingAwareChunker {
     /// (`HeadingAwareChunker::default_overlap_tokens`: 64, or an eighth of the budget when that is
     /// smaller), the same default as `ragctl chunk`'s.
     #[new]
-    #[pyo3(signature = (max_tokens = 512, overlap_tokens = None, token_counter = None, fold_headings = false))]
+    // The default is the library's constant; the text signature spells it for `inspect`, which
+    // cannot read an expression (tests/test_seeds.py checks the two agree).
+    #[pyo3(
+        signature = (max_tokens = HeadingAwareChunker::DEFAULT_MAX_TOKENS, overlap_tokens = None, token_counter = None, fold_headings = false),
+        text_signature = "(max_tokens=512, overlap_tokens=None, token_counter=None, fold_headings=False)"
+    )]
     fn new(
         py: Python<'_>,
         max_tokens: usize,
@@ -190,7 +215,7 @@ impl PyHeadingAwareChunker {
     /// The type is `document_type` (`markdown`, `text`, `ocr`, `html`, `docx`, ...; a binary
     /// format such as DOCX is given as bytes) or detected from `source_uri`'s
     /// extension; `document_id` defaults to `source_uri` and the reverse.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local", options = None))]
     fn chunk_text<'py>(
         &self,
         py: Python<'py>,
@@ -200,13 +225,24 @@ impl PyHeadingAwareChunker {
         document_type: Option<&str>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'py, PyParseOptions>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let parse = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+        let parse = ParseJob::new(
+            py,
+            ctx,
+            data,
+            None,
+            document_type,
+            source_uri,
+            document_id,
+            corpus_id,
+            options,
+        )?;
         run_awaitable(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
     /// `chunk_text`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local", options = None))]
     fn chunk_text_blocking(
         &self,
         py: Python<'_>,
@@ -216,17 +252,28 @@ impl PyHeadingAwareChunker {
         document_type: Option<&str>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<Py<PyAny>> {
-        let parse = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+        let parse = ParseJob::new(
+            py,
+            ctx,
+            data,
+            None,
+            document_type,
+            source_uri,
+            document_id,
+            corpus_id,
+            options,
+        )?;
         run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
     /// Reads the file at `path` and chunks it, in one call without the GIL (awaitable): the file
-    /// is read on the worker thread, at most 256 MiB of it.
+    /// is read on the worker thread, at most `options.max_input_bytes` of it (256 MiB by default).
     ///
     /// The type is `document_type` or detected from the path's extension (`.md`, `.html`,
     /// `.docx`, ...); `document_id` and the chunks' `source_uri` default to the path as given.
-    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local", options = None))]
     fn chunk_file<'py>(
         &self,
         py: Python<'py>,
@@ -235,13 +282,14 @@ impl PyHeadingAwareChunker {
         document_type: Option<&str>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'py, PyParseOptions>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
+        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id, options)?;
         run_awaitable(py, self.job(py, ChunkInput::Text(parse))?)
     }
 
     /// `chunk_file`, on the calling thread; the GIL is released while Rust reads and works.
-    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+    #[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local", options = None))]
     fn chunk_file_blocking(
         &self,
         py: Python<'_>,
@@ -250,8 +298,9 @@ impl PyHeadingAwareChunker {
         document_type: Option<&str>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<Py<PyAny>> {
-        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
+        let parse = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id, options)?;
         run_blocking(py, self.job(py, ChunkInput::Text(parse))?)
     }
 

@@ -213,16 +213,28 @@ impl PyParsedDocument {
     }
 
     /// What the parser must tell the caller because the text may not be the whole file (a
-    /// repaired PDF, skipped content), one sentence each; empty when there is nothing to say.
+    /// repaired PDF, skipped content), one sentence each, and last, for a document that gave no
+    /// text, why (`no text: ...`, the rule `ragctl chunk` warns by); empty when there is nothing
+    /// to say.
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.inner.warnings().to_vec()
+        let mut warnings = self.inner.warnings().to_vec();
+        warnings.extend(rag_chunker::parse::no_text_warning(&self.inner));
+        warnings
     }
 
     /// Where the text of `span` (a `Span` or a `(start, end)` pair) came from in the original:
     /// the places, in the shape of `Chunk.provenance`; empty when the text is the file itself.
+    /// A span past the end of the text is a `ValueError`, as a reversed one is.
     fn provenance<'py>(&self, py: Python<'py>, span: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let span = span_from_py(span)?;
+        let len = self.inner.document.text.len();
+        if span.end > len {
+            return Err(PyValueError::new_err(format!(
+                "span {}..{} is past the end of the document's text ({len} bytes)",
+                span.start, span.end
+            )));
+        }
         let origins = self.inner.provenance(span);
         let value = serde_json::to_value(&origins).map_err(|e| PyValueError::new_err(format!("provenance: {e}")))?;
         json::to_py(py, &value, "provenance")

@@ -143,3 +143,14 @@ pub(crate) fn repack_error(py: Python<'_>, err: &RepackError) -> PyErr {
     let attrs = present([err.chunk_id().map(|id| str_attr("chunk_id", id))]);
     raise(py, ErrorClass::Repack, err.to_string(), attrs)
 }
+
+/// Warns `message` as a `rag_core.errors.ParseWarning` (a `UserWarning`); an error when the
+/// warning filters turn warnings into errors, or the class cannot be found.
+pub(crate) fn parse_warning(py: Python<'_>, message: &str) -> PyResult<()> {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let class = CLASS.import(py, "rag_core.errors", "ParseWarning")?;
+    // A C string cannot hold a NUL, which a file name may.
+    let message =
+        std::ffi::CString::new(message.replace('\0', "\\0")).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    PyErr::warn(py, class.as_any(), &message, 1)
+}

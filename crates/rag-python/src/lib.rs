@@ -23,6 +23,7 @@ mod chunker;
 mod context;
 mod document;
 mod errors;
+mod ingest;
 mod json;
 mod names;
 mod packed;
@@ -55,6 +56,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parse::PyParser>()?;
     m.add_class::<parse::PyOcrRegion>()?;
     m.add_class::<parse::PyOcrResult>()?;
+    m.add_class::<ingest::PyParseOptions>()?;
+    m.add_function(wrap_pyfunction!(ingest::path_uri, m)?)?;
+    m.add_function(wrap_pyfunction!(ingest::walk_files, m)?)?;
+    m.add_function(wrap_pyfunction!(ingest::supported_suffixes, m)?)?;
     m.add_function(wrap_pyfunction!(parse::parse_document, m)?)?;
     m.add_function(wrap_pyfunction!(parse::parse_file, m)?)?;
     m.add_function(wrap_pyfunction!(parse::detect_document_type, m)?)?;

@@ -202,7 +202,7 @@ impl PyPackedContext {
             // cut to fit is no input, and is a new chunk.
             match position.get(&chunk.id).copied() {
                 Some(i) => chunks.append(originals[i].bind(py))?,
-                None if chunk.metadata.contains_key("cut_from") => {
+                None if chunk.is_cut() => {
                     chunks.append(Py::new(py, PyChunk::from_rust(chunk))?)?;
                 }
                 None => {

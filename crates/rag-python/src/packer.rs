@@ -97,11 +97,17 @@ impl PyPackerConfig {
 #[pymethods]
 impl PyPackerConfig {
     #[new]
-    #[pyo3(signature = (
-        order = "lost_in_middle", jaccard_threshold = None, detect_conflicts = true, *,
-        strategy = "greedy", shingle_size = 5, max_per_document = None, section_aware = true,
-        relevance_floor = None, objective = "auto", verify_counts = false, cut_to_fit = true,
-    ))]
+    // The shingle size is the library's constant; the text signature spells it for `inspect`.
+    #[pyo3(
+        signature = (
+            order = "lost_in_middle", jaccard_threshold = None, detect_conflicts = true, *,
+            strategy = "greedy", shingle_size = PackerConfig::DEFAULT_SHINGLE_SIZE, max_per_document = None, section_aware = true,
+            relevance_floor = None, objective = "auto", verify_counts = false, cut_to_fit = true,
+        ),
+        text_signature = "(order='lost_in_middle', jaccard_threshold=None, detect_conflicts=True, *, strategy='greedy', \
+                          shingle_size=5, max_per_document=None, section_aware=True, relevance_floor=None, \
+                          objective='auto', verify_counts=False, cut_to_fit=True)"
+    )]
     fn new(
         order: &str,
         jaccard_threshold: Option<f64>,

@@ -1,18 +1,19 @@
 //! Parsers for Python: bytes or text in, a `ParsedDocument` out, with the GIL released while
 //! Rust parses. Also the OCR adapter and its input types.
 
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use rag_chunker::{DocumentType, OcrRegion, OcrResult, ocr_result_to_parsed_document, parse_document_owned};
+use rag_chunker::ingest::{self, ParseOptions};
+use rag_chunker::{DocumentType, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 use rag_core::{CorpusId, DocumentId, ParseError, ParsedDocument, RequestContext, SourceBytes};
 
 use crate::context::PyRequestContext;
 use crate::document::PyParsedDocument;
 use crate::errors;
+use crate::ingest::{PyParseOptions, options_or_default};
 use crate::json;
 
 /// The bytes of `data`: a `bytes` object as is, a `str` as UTF-8.
@@ -38,10 +39,6 @@ pub(crate) fn document_type(py: Python<'_>, name: Option<&str>, source_uri: &str
     }
 }
 
-/// The most bytes a file named by path is read to (as `ragctl chunk`'s default input limit):
-/// a larger file, or a device that never ends, is a `ParseError` naming the limit.
-pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
-
 /// Where the document's bytes come from: given by Python, or a file read on the worker thread
 /// (so an awaitable call does not read on the event loop).
 enum JobInput {
@@ -57,6 +54,7 @@ pub(crate) struct ParseJob {
     corpus_id: CorpusId,
     source_uri: String,
     input: JobInput,
+    options: ParseOptions,
 }
 
 impl ParseJob {
@@ -71,6 +69,7 @@ impl ParseJob {
         source_uri: Option<String>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<Self> {
         let (source_uri, document_id) = match (source_uri, document_id) {
             (Some(uri), Some(id)) => (uri, id),
@@ -93,12 +92,13 @@ impl ParseJob {
             corpus_id: corpus_id.into(),
             source_uri,
             input: JobInput::Bytes(bytes_of(data)?),
+            options: options_or_default(options),
         })
     }
 
     /// A job that reads the file at `path` when it runs. The document is named by the path as
-    /// given, written as `ragctl chunk` writes paths ([`path_uri`]), unless `document_id` names
-    /// it; the type is `document_type_name` or detected from the path's extension.
+    /// given, written as `ragctl chunk` writes paths (`ingest::path_uri`), unless `document_id`
+    /// names it; the type is `document_type_name` or detected from the path's extension.
     pub(crate) fn from_path(
         py: Python<'_>,
         ctx: &Bound<'_, PyRequestContext>,
@@ -106,8 +106,14 @@ impl ParseJob {
         document_type_name: Option<&str>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<Self> {
-        let source_uri = path_uri(&path);
+        let source_uri = ingest::path_uri(&path);
+        // Before the type: a directory has no extension to tell a type by, or one that lies
+        // (`folder.html`).
+        if path.is_dir() {
+            return Err(errors::parse_error(py, &directory_error(&source_uri)));
+        }
         let doc_type = document_type(py, document_type_name, &source_uri)?;
         Ok(Self {
             ctx: ctx.get().inner.clone(),
@@ -116,6 +122,7 @@ impl ParseJob {
             corpus_id: corpus_id.into(),
             source_uri,
             input: JobInput::File(path),
+            options: options_or_default(options),
         })
     }
 
@@ -123,7 +130,7 @@ impl ParseJob {
     pub(crate) fn run(self) -> Result<ParsedDocument, ParseError> {
         let bytes = match self.input {
             JobInput::Bytes(bytes) => bytes,
-            JobInput::File(path) => read_within(&path, &self.source_uri, MAX_FILE_BYTES)?,
+            JobInput::File(path) => ingest::read_file(&path, &self.source_uri, self.options.max_input_bytes)?,
         };
         let source = SourceBytes {
             document_id: &self.document_id,
@@ -131,7 +138,7 @@ impl ParseJob {
             source_uri: &self.source_uri,
             bytes: &[],
         };
-        parse_document_owned(&self.ctx, self.doc_type, source, bytes)
+        ingest::parse_owned(&self.ctx, self.doc_type, source, bytes, &self.options)
     }
 
     /// The context the document is parsed (and then chunked) under.
@@ -140,57 +147,21 @@ impl ParseJob {
     }
 }
 
-/// The bytes of the file at `path`, at most `limit` of them: a larger file is refused by its
-/// size before it is read, and a stream is read to one byte past the limit.
-fn read_within(path: &Path, source_uri: &str, limit: u64) -> Result<Vec<u8>, ParseError> {
-    let io = |source| ParseError::Io {
+/// The error for a directory named where one file is read, pointing at what reads a directory.
+fn directory_error(source_uri: &str) -> ParseError {
+    ParseError::Io {
         source_uri: source_uri.to_owned(),
-        source,
-    };
-    let over = || ParseError::LimitExceeded {
-        source_uri: source_uri.to_owned(),
-        what: "the file's size".to_owned(),
-        limit: format!("{} MiB", limit >> 20),
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let metadata = file.metadata().map_err(io)?;
-    if metadata.is_dir() {
-        return Err(io(std::io::Error::other("is a directory")));
+        source: std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, and this reads one file: ragctl.integrations.supported_files(path) lists \
+             the files of a directory as ragctl chunk walks it",
+        ),
     }
-    if metadata.is_file() && metadata.len() > limit {
-        return Err(over());
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(over());
-    }
-    Ok(bytes)
-}
-
-/// A path as `ragctl chunk` names it in chunk ids: `%` written `%25`, and each byte that is not
-/// part of UTF-8 written `%XX`, so that two different names never share an id.
-pub(crate) fn path_uri(path: &Path) -> String {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    let mut out = String::with_capacity(bytes.len());
-    for piece in bytes.utf8_chunks() {
-        for c in piece.valid().chars() {
-            if c == '%' {
-                out.push_str("%25");
-            } else {
-                out.push(c);
-            }
-        }
-        for byte in piece.invalid() {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 /// Parses one document with the built-in parser of its type.
 #[pyfunction]
-#[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local"))]
+#[pyo3(signature = (ctx, data, *, source_uri = None, document_type = None, document_id = None, corpus_id = "local", options = None))]
 pub(crate) fn parse_document(
     py: Python<'_>,
     ctx: &Bound<'_, PyRequestContext>,
@@ -199,8 +170,19 @@ pub(crate) fn parse_document(
     document_type: Option<&str>,
     document_id: Option<String>,
     corpus_id: &str,
+    options: Option<&Bound<'_, PyParseOptions>>,
 ) -> PyResult<PyParsedDocument> {
-    let job = ParseJob::new(py, ctx, data, None, document_type, source_uri, document_id, corpus_id)?;
+    let job = ParseJob::new(
+        py,
+        ctx,
+        data,
+        None,
+        document_type,
+        source_uri,
+        document_id,
+        corpus_id,
+        options,
+    )?;
     let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
     Ok(PyParsedDocument::from_rust(parsed))
 }
@@ -208,7 +190,7 @@ pub(crate) fn parse_document(
 /// Reads and parses the file at `path` with the built-in parser of its type (the GIL released
 /// while Rust reads and parses).
 #[pyfunction]
-#[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local"))]
+#[pyo3(signature = (ctx, path, *, document_type = None, document_id = None, corpus_id = "local", options = None))]
 pub(crate) fn parse_file(
     py: Python<'_>,
     ctx: &Bound<'_, PyRequestContext>,
@@ -216,8 +198,9 @@ pub(crate) fn parse_file(
     document_type: Option<&str>,
     document_id: Option<String>,
     corpus_id: &str,
+    options: Option<&Bound<'_, PyParseOptions>>,
 ) -> PyResult<PyParsedDocument> {
-    let job = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id)?;
+    let job = ParseJob::from_path(py, ctx, path, document_type, document_id, corpus_id, options)?;
     let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
     Ok(PyParsedDocument::from_rust(parsed))
 }
@@ -236,17 +219,27 @@ pub(crate) fn detect_document_type(py: Python<'_>, source_uri: &str) -> PyResult
 #[pyclass(frozen, subclass, module = "rag_chunker", name = "Parser")]
 pub(crate) struct PyParser {
     doc_type: DocumentType,
+    keep_hidden: bool,
 }
 
 #[pymethods]
 impl PyParser {
-    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...
+    /// The parser of `document_type`: `markdown`, `text`, `ocr`, `html`, `docx`, ...;
+    /// `keep_hidden` keeps the text an HTML page or a Word file hides (the other formats hide
+    /// none).
     #[new]
-    fn new(document_type: &str) -> PyResult<Self> {
+    #[pyo3(signature = (document_type, *, keep_hidden = false))]
+    fn new(document_type: &str, keep_hidden: bool) -> PyResult<Self> {
         let doc_type = document_type
             .parse()
             .map_err(|e: rag_chunker::UnknownDocumentType| PyValueError::new_err(e.to_string()))?;
-        Ok(Self { doc_type })
+        Ok(Self { doc_type, keep_hidden })
+    }
+
+    /// Whether the parser keeps hidden text.
+    #[getter]
+    fn keep_hidden(&self) -> bool {
+        self.keep_hidden
     }
 
     /// Short name of the format, e.g. `markdown`.
@@ -255,7 +248,7 @@ impl PyParser {
     }
 
     /// Parses one document; `source_uri` names it in errors and defaults to `document_id`.
-    #[pyo3(signature = (ctx, data, *, source_uri = None, document_id = None, corpus_id = "local"))]
+    #[pyo3(signature = (ctx, data, *, source_uri = None, document_id = None, corpus_id = "local", options = None))]
     fn parse(
         &self,
         py: Python<'_>,
@@ -264,8 +257,9 @@ impl PyParser {
         source_uri: Option<String>,
         document_id: Option<String>,
         corpus_id: &str,
+        options: Option<&Bound<'_, PyParseOptions>>,
     ) -> PyResult<PyParsedDocument> {
-        let job = ParseJob::new(
+        let mut job = ParseJob::new(
             py,
             ctx,
             data,
@@ -274,13 +268,21 @@ impl PyParser {
             source_uri,
             document_id,
             corpus_id,
+            options,
         )?;
+        if self.keep_hidden {
+            job.options = job.options.keep_hidden(true);
+        }
         let parsed = py.detach(|| job.run()).map_err(|e| errors::parse_error(py, &e))?;
         Ok(PyParsedDocument::from_rust(parsed))
     }
 
     fn __repr__(&self) -> String {
-        format!("Parser({:?})", self.doc_type.as_str())
+        if self.keep_hidden {
+            format!("Parser({:?}, keep_hidden=True)", self.doc_type.as_str())
+        } else {
+            format!("Parser({:?})", self.doc_type.as_str())
+        }
     }
 }
 

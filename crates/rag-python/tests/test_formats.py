@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import rag_chunker
 from rag_chunker import DocxParser, HeadingAwareChunker, HtmlParser, detect_document_type, parse_file
 from rag_core import RequestContext
 from rag_core.errors import ParseError
@@ -154,3 +155,107 @@ def test_a_pdf_is_chunked_with_pages_and_boxes(ctx: RequestContext) -> None:
             x0, y0, x1, y1 = origin["bbox"]
             assert x0 < x1 and y0 < y1
     assert PdfParser().parse(ctx, pdf.read_bytes(), source_uri="guide.pdf").rendition["format"] == "pdf"
+
+
+def test_a_directory_is_reported_as_one_with_the_api_that_reads_directories(
+    ctx: RequestContext, tmp_path: Path
+) -> None:
+    chunker = HeadingAwareChunker()
+    # Without an extension, and with one that names a type.
+    for name in ("docs", "folder.html"):
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "a.md").write_text("# A\n")
+        for call in (
+            lambda: parse_file(ctx, directory),
+            lambda: chunker.chunk_file_blocking(ctx, directory),
+            lambda: asyncio.run(chunker.chunk_file(ctx, directory)),
+            lambda: parse_file(ctx, directory, document_type="markdown"),
+        ):
+            with pytest.raises(ParseError, match="is a directory") as err:
+                call()
+            assert str(err.value).startswith(f"{directory}: cannot read: is a directory")
+            assert "ragctl.integrations.supported_files" in str(err.value)
+        assert supported_files(directory) == [str(directory / "a.md")]
+
+
+def test_provenance_of_a_span_past_the_end_is_a_value_error(ctx: RequestContext, tmp_path: Path) -> None:
+    parsed = parse_file(ctx, write_page(tmp_path))
+    size = len(parsed.text.encode("utf-8"))
+    assert parsed.provenance((0, size))
+    for span in [(0, size + 10**6), (size, size + 1), (5, 2)]:
+        with pytest.raises(ValueError, match="past the end|reversed"):
+            parsed.provenance(span)
+    # The same for a document that is its own text.
+    markdown = rag_chunker.parse_document(ctx, "# A\n", source_uri="a.md")
+    assert markdown.provenance((0, 4)) == []
+    with pytest.raises(ValueError, match=r"span 0\.\.5 is past the end of the document's text \(4 bytes\)"):
+        markdown.provenance((0, 5))
+
+
+def docx_of(body: str, media: int = 0) -> bytes:
+    """A Word file of one part, `body` the content of its body, with `media` images beside it."""
+    import io
+    import zipfile
+
+    xml = (
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f"<w:body>{body}</w:body></w:document>"
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr("word/document.xml", xml)
+        for i in range(media):
+            package.writestr(f"word/media/image{i + 1}.png", b"\x89PNG not really")
+    return out.getvalue()
+
+
+def test_hidden_text_is_left_out_unless_the_parser_keeps_it(ctx: RequestContext) -> None:
+    page = b'<p>Shown.</p><p style="DISPLAY : NONE !important">Hidden.</p><p aria-hidden="true">Aria.</p>'
+    parsed = HtmlParser().parse(ctx, page, source_uri="p.html")
+    assert parsed.text == "Shown."
+    assert parsed.rendition is not None and parsed.rendition["left_out"]["hidden"] == len("Hidden.Aria.")
+    kept = HtmlParser(keep_hidden=True)
+    assert kept.keep_hidden and not HtmlParser().keep_hidden
+    assert kept.parse(ctx, page, source_uri="p.html").text == "Shown.\n\nHidden.\n\nAria."
+    docx = docx_of(
+        '<w:p><w:r><w:t xml:space="preserve">Shown </w:t></w:r>'
+        "<w:r><w:rPr><w:vanish/></w:rPr><w:t>hidden</w:t></w:r></w:p>"
+    )
+    assert DocxParser().parse(ctx, docx, source_uri="h.docx").text == "Shown"
+    assert DocxParser(keep_hidden=True).parse(ctx, docx, source_uri="h.docx").text == "Shown hidden"
+    assert repr(DocxParser(keep_hidden=True)) == 'Parser("docx", keep_hidden=True)'
+
+
+def test_a_document_without_text_says_why_in_its_warnings(ctx: RequestContext) -> None:
+    menu = rag_chunker.parse_document(ctx, b"<nav><a href=/>Home</a></nav>", source_uri="menu.html")
+    assert menu.warnings == ["no text: all of the file was left out, as 4 B of chrome"]
+    assert rag_chunker.parse_document(ctx, b"", source_uri="empty.md").warnings == ["no text: the file is empty"]
+    scan = rag_chunker.parse_document(ctx, docx_of("<w:p><w:r><w:drawing/></w:r></w:p>" * 2, media=2), source_uri="scan.docx")
+    assert scan.warnings == [
+        "no text: the document is 2 images and no text; they are not read (run OCR on them to chunk their text)"
+    ]
+    assert rag_chunker.parse_document(ctx, b"# Notes\n", source_uri="notes.md").warnings == []
+
+
+def test_chunking_a_document_warns_what_its_parser_said(ctx: RequestContext, tmp_path: Path) -> None:
+    from rag_core import ParseWarning
+
+    chunker = HeadingAwareChunker()
+    scan = tmp_path / "scan.docx"
+    scan.write_bytes(docx_of("<w:p><w:r><w:drawing/></w:r></w:p>", media=1))
+    with pytest.warns(ParseWarning) as caught:
+        assert chunker.chunk_file_blocking(ctx, scan) == []
+    assert [str(w.message) for w in caught] == [
+        f"{scan}: no text: the document is one image and no text; it is not read (run OCR on it to chunk its text)"
+    ]
+    with pytest.warns(ParseWarning, match="menu.html: no text: all of the file was left out, as 4 B of chrome"):
+        assert asyncio.run(chunker.chunk_text(ctx, "<nav><a href=/>Home</a></nav>", source_uri="menu.html")) == []
+    # A document with text says nothing; warnings as errors stop the call.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert chunker.chunk_text_blocking(ctx, "# Notes\n", source_uri="notes.md")
+        with pytest.raises(ParseWarning):
+            chunker.chunk_file_blocking(ctx, scan)

@@ -71,6 +71,8 @@ def test_chunker_defaults_are_the_seeds():
         ("token_counter", None),
         ("fold_headings", False),
     ]
+    # The signature's default is what the constructor uses (the library's constant).
+    assert HeadingAwareChunker().max_tokens == 512
     # No overlap given: the library's rule, 64 or an eighth of the budget, as `ragctl chunk`'s.
     assert HeadingAwareChunker().overlap_tokens == 64
     assert HeadingAwareChunker(100).overlap_tokens == 12
@@ -304,3 +306,11 @@ def test_heading_aware_chunker_is_a_chunker():
 
     assert isinstance(HeadingAwareChunker(), Chunker)
     assert asyncio.run(HeadingAwareChunker().health()) == "healthy"
+
+
+def test_packer_shingle_default_is_the_librarys():
+    from rag_packer import PackerConfig
+
+    signature = inspect.signature(PackerConfig)
+    assert signature.parameters["shingle_size"].default == 5
+    assert PackerConfig().shingle_size == 5

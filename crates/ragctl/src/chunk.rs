@@ -10,8 +10,11 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rag_chunker::{DocumentType, HeadingAwareChunker, parse_document, parse_document_owned};
-use rag_core::{Chunk, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter};
+use rag_chunker::ingest::{self, ParseOptions, WalkOptions};
+use rag_chunker::{DocumentType, HeadingAwareChunker};
+use rag_core::{
+    Chunk, ChunkKind, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
+};
 
 use rag_tokens::{BpeOpenAiCounter, HuggingFaceCounter, SUPPORTED_ENCODINGS};
 
@@ -19,7 +22,7 @@ use crate::diagnostics::{self, escape_control as esc};
 use crate::input::read_file_limited;
 use crate::library_values;
 use crate::output::{Spool, excerpt};
-use crate::walk::{Input, WalkOptions, expand_inputs};
+use crate::walk::{Input, expand_inputs};
 
 /// Arguments of `ragctl chunk`.
 #[derive(Debug, Args)]
@@ -33,7 +36,7 @@ pub(crate) struct ChunkArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Maximum tokens per chunk.
-    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = HeadingAwareChunker::DEFAULT_MAX_TOKENS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: u32,
     /// Tokens of overlap between consecutive body chunks of one section (must be below
     /// --max-tokens) [default: 64, or --max-tokens / 8 when that is smaller].
@@ -58,6 +61,11 @@ pub(crate) struct ChunkArgs {
     /// text of HTML pages instead of leaving it out; scripts, styles and comments stay out.
     #[arg(long)]
     keep_chrome: bool,
+    /// Keep text the document hides instead of leaving it out: HTML elements with the `hidden`
+    /// attribute, `aria-hidden="true"` or an inline `display: none` / `visibility: hidden`, DOCX
+    /// hidden runs (`w:vanish`), PDF invisible text.
+    #[arg(long)]
+    keep_hidden: bool,
     /// Chunks previewed per file in text format.
     #[arg(short = 'n', long, default_value_t = 5, value_name = "N")]
     show: usize,
@@ -81,6 +89,16 @@ pub(crate) struct ChunkArgs {
     /// List each file a directory walk skipped, not only their number.
     #[arg(short = 'v', long)]
     verbose: bool,
+}
+
+impl ChunkArgs {
+    /// The parse options the flags set.
+    fn parse_options(&self) -> ParseOptions {
+        let mut options = ParseOptions::default().keep_hidden(self.keep_hidden);
+        options.html.keep_chrome = self.keep_chrome;
+        options.max_input_bytes = self.max_input_bytes;
+        options
+    }
 }
 
 const CHUNK_EXAMPLES: &str = "\
@@ -148,12 +166,12 @@ struct Settings {
     corpus: CorpusId,
     chunker: HeadingAwareChunker,
     doc_type: Option<DocumentType>,
-    keep_chrome: bool,
+    /// How files are read and parsed (`--keep-chrome`, `--max-input-bytes`).
+    parse_options: ParseOptions,
     format: ChunkFormat,
     /// Whether the rendition of each file follows a line naming it (several inputs).
     name_renditions: bool,
     show: usize,
-    max_input_bytes: u64,
     /// Stdin read whole (when `-` is an input), or why it could not be.
     stdin: Option<Result<Vec<u8>, String>>,
     /// Counts the chunks of a lone input as they come (hidden unless it is drawn, see
@@ -298,22 +316,19 @@ fn checked_overlap_tokens(args: &ChunkArgs) -> usize {
 /// The inputs the paths name, directories walked; the walk's errors and warnings are reported
 /// here, and the errors counted.
 fn walk_inputs(args: &ChunkArgs) -> (Vec<Input>, usize) {
-    let walked = expand_inputs(
-        &args.paths,
-        WalkOptions {
-            all_files: args.doc_type.is_some(),
-            ignore_files: !args.no_ignore,
-            hidden: args.hidden,
-        },
-    );
-    for message in &walked.errors {
+    let mut options = WalkOptions::default();
+    options.all_files = args.doc_type.is_some();
+    options.ignore_files = !args.no_ignore;
+    options.hidden = args.hidden;
+    let (inputs, report) = expand_inputs(&args.paths, options);
+    for message in &report.errors {
         diagnostics::error(message);
     }
-    for message in &walked.broken_links {
+    for message in &report.broken_links {
         diagnostics::warning(message);
     }
-    report_unsupported(&walked.unsupported, args.verbose);
-    (walked.inputs, walked.errors.len())
+    report_unsupported(&report.unsupported, args.verbose);
+    (inputs, report.errors.len())
 }
 
 impl Settings {
@@ -321,6 +336,7 @@ impl Settings {
     /// when it is an input.
     fn from_args(args: ChunkArgs, overlap_tokens: usize, reads_stdin: bool, files: usize) -> anyhow::Result<Settings> {
         let counter = args.tokenizer.counter()?;
+        let parse_options = args.parse_options();
         let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?
             .with_fold_headings(args.fold_headings);
         let stdin = reads_stdin.then(|| {
@@ -338,11 +354,10 @@ impl Settings {
             corpus: CorpusId::new(args.corpus),
             chunker,
             doc_type: args.doc_type,
-            keep_chrome: args.keep_chrome,
+            parse_options,
             format: args.format,
             name_renditions: files > 1,
             show: args.show,
-            max_input_bytes: args.max_input_bytes,
             stdin,
             chunk_progress: chunk_spinner(files, std::io::stderr().is_terminal(), std::io::stdout().is_terminal()),
             totals: std::sync::Mutex::new(Totals::default()),
@@ -561,9 +576,12 @@ fn chunk_into(
 ) -> Result<Vec<String>, Failure> {
     let (parsed, doc_type) = read_and_parse(input, uri, settings, span).map_err(Failure::File)?;
     span.record("rag.chunk.blocks", parsed.blocks.len() as i64);
+    // The parser's warnings, and the one a document without text gets, which says why.
     let warnings: Vec<String> = parsed
         .warnings()
         .iter()
+        .cloned()
+        .chain(rag_chunker::parse::no_text_warning(&parsed))
         .map(|warning| format!("{uri}: {warning}"))
         .collect();
     if settings.format == ChunkFormat::Rendition {
@@ -667,35 +685,21 @@ fn read_and_parse(
                 None => &[],
             };
             span.record("rag.chunk.bytes", bytes.len() as i64);
-            parse_with(settings, doc_type, SourceBytes { bytes, ..source }, None)?
+            ingest::parse_bytes(
+                &settings.ctx,
+                doc_type,
+                SourceBytes { bytes, ..source },
+                &settings.parse_options,
+            )?
         }
         Input::File { path, .. } => {
-            let bytes = read_file_limited(path, uri, settings.max_input_bytes, "--max-input-bytes")?;
+            let bytes = read_file_limited(path, uri, settings.parse_options.max_input_bytes, "--max-input-bytes")?;
             span.record("rag.chunk.bytes", bytes.len() as i64);
             // The bytes become the document's text: a large file is in memory once, not twice.
-            parse_with(settings, doc_type, source, Some(bytes))?
+            ingest::parse_owned(&settings.ctx, doc_type, source, bytes, &settings.parse_options)?
         }
     };
     Ok((parsed, doc_type))
-}
-
-/// Parses with the built-in parser of `doc_type`, configured by the command's options; `owned`
-/// are the bytes by value (then `source.bytes` is ignored).
-fn parse_with(
-    settings: &Settings,
-    doc_type: DocumentType,
-    source: SourceBytes<'_>,
-    owned: Option<Vec<u8>>,
-) -> Result<ParsedDocument, rag_core::ParseError> {
-    if doc_type == DocumentType::Html && settings.keep_chrome {
-        let parser = rag_chunker::parse::HtmlParser::new().keep_chrome(true);
-        let bytes = owned.as_deref().unwrap_or(source.bytes);
-        return rag_core::Parser::parse(&parser, &settings.ctx, SourceBytes { bytes, ..source });
-    }
-    match owned {
-        Some(bytes) => parse_document_owned(&settings.ctx, doc_type, source, bytes),
-        None => parse_document(&settings.ctx, doc_type, source),
-    }
 }
 
 /// `12,345`: a byte count as the text report shows it.
@@ -766,13 +770,13 @@ impl Preview {
     fn add(&mut self, chunk: Chunk) {
         self.total += 1;
         self.tokens += chunk.token_count.unwrap_or(0);
-        let kind = chunk.metadata_str("kind").unwrap_or("other");
+        let kind = chunk.metadata_str(ChunkKind::KEY).unwrap_or("other");
         match self.kinds.iter_mut().find(|(k, _)| k == kind) {
             Some((_, n)) => *n += 1,
             None => self.kinds.push((kind.to_owned(), 1)),
         }
         if self.first.len() < self.show {
-            if kind == "heading" {
+            if chunk.is_heading() {
                 self.heading_positions.insert(chunk.id.clone(), chunk.position);
             }
             self.first.push(chunk);
@@ -802,12 +806,8 @@ impl Preview {
         let _ = writeln!(s, "  chunks:     {}{tally}", self.total);
         let _ = writeln!(s, "  tokenizer:  {}", settings.chunker.counter().name());
         for chunk in &self.first {
-            let kind = chunk.metadata_str("kind").unwrap_or("-");
-            let level = chunk
-                .metadata
-                .get("level")
-                .and_then(serde_json::Value::as_u64)
-                .map_or(String::new(), |l| format!("h{l}"));
+            let kind = chunk.metadata_str(ChunkKind::KEY).unwrap_or("-");
+            let level = chunk.heading_level().map_or(String::new(), |l| format!("h{l}"));
             let parent = chunk
                 .parent_id
                 .as_ref()
@@ -832,6 +832,30 @@ impl Preview {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The arguments `ragctl chunk` gets from `words`.
+    fn chunk_args(words: &[&str]) -> ChunkArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: ChunkArgs,
+        }
+        <Cli as clap::Parser>::try_parse_from(std::iter::once("chunk").chain(words.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn the_flags_defaults_are_the_librarys() {
+        let args = chunk_args(&["doc.md"]);
+        assert_eq!(args.parse_options(), ParseOptions::default());
+        assert_eq!(args.max_tokens as usize, HeadingAwareChunker::DEFAULT_MAX_TOKENS);
+        let args = chunk_args(&["doc.html", "--keep-chrome", "--keep-hidden", "--max-input-bytes", "1K"]);
+        let options = args.parse_options();
+        assert!(options.html.keep_chrome);
+        assert!(options.html.keep_hidden && options.docx.keep_hidden && options.pdf.keep_hidden);
+        assert_eq!(options.max_input_bytes, 1024);
+    }
 
     #[test]
     fn byte_counts_have_thousands_separators() {

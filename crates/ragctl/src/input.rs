@@ -4,16 +4,28 @@
 use std::io::Read;
 use std::path::Path;
 
+use rag_chunker::ingest::{self, format_size, is_input_too_large};
 use rag_core::Chunk;
 use rag_core::jsonl::{FieldNameWarning, JsonlConfig, JsonlError, ParseLines, read_chunks_with};
 use rayon::prelude::*;
 
-/// The error of an input that is larger than its limit.
+/// The error of an input that is larger than its limit, naming the flag that sets it.
 fn too_large(name: &str, flag: &str, limit: u64) -> anyhow::Error {
     anyhow::anyhow!(
         "{name}: input is larger than {flag} ({}); raise the limit to read it",
         format_size(limit)
     )
+}
+
+/// The library's reading error, with the flag named when the input is over its limit.
+fn with_flag(err: rag_core::ParseError, name: &str, flag: &str, limit: u64) -> anyhow::Error {
+    match &err {
+        _ if is_input_too_large(&err) => too_large(name, flag, limit),
+        rag_core::ParseError::Io { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => {
+            anyhow::anyhow!("{name}: is a directory")
+        }
+        _ => err.into(),
+    }
 }
 
 /// Parses a size for the `--max-*-bytes` flags: a number of bytes, optionally followed by K, M or
@@ -41,48 +53,15 @@ pub(crate) fn parse_size(value: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
-/// A size as the messages print it: `256 MiB`, or a number of bytes.
-pub(crate) fn format_size(bytes: u64) -> String {
-    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
-            return format!("{} {unit}", bytes >> shift);
-        }
-    }
-    format!("{bytes} bytes")
-}
-
-/// Reads `reader` to its end, or fails as soon as it yields more than `limit` bytes: a stream
-/// without end (`/dev/zero`) costs `limit` bytes of memory, not all of it.
+/// Reads `reader` to its end, or fails as soon as it yields more than `limit` bytes
+/// (`rag_chunker::ingest::read_limited`), the message naming `flag`.
 pub(crate) fn read_limited(reader: impl Read, name: &str, limit: u64, flag: &'static str) -> anyhow::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| rag_core::ParseError::Io {
-            source_uri: name.to_owned(),
-            source,
-        })?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(name, flag, limit));
-    }
-    Ok(bytes)
+    ingest::read_limited(reader, name, limit).map_err(|err| with_flag(err, name, flag, limit))
 }
 
-/// Reads a file within `limit`: a regular file's size is checked before anything is read.
+/// Reads a file within `limit` (`rag_chunker::ingest::read_file`), the message naming `flag`.
 pub(crate) fn read_file_limited(path: &Path, name: &str, limit: u64, flag: &'static str) -> anyhow::Result<Vec<u8>> {
-    let io_error = |source| rag_core::ParseError::Io {
-        source_uri: name.to_owned(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let metadata = file.metadata().map_err(io_error)?;
-    if metadata.is_dir() {
-        anyhow::bail!("{name}: is a directory");
-    }
-    if metadata.is_file() && metadata.len() > limit {
-        return Err(too_large(name, flag, limit));
-    }
-    read_limited(file, name, limit, flag)
+    ingest::read_file(path, name, limit).map_err(|err| with_flag(err, name, flag, limit))
 }
 
 /// The chunks of a JSONL input (a file, or stdin for `-`) and the warnings about its field names.
@@ -101,7 +80,7 @@ pub(crate) fn read_jsonl(
         let input = read_limited(std::io::stdin().lock(), &name, max_input_bytes, FLAG)?;
         (name, input)
     } else {
-        let name = crate::walk::path_uri(path);
+        let name = ingest::path_uri(path);
         let input = read_file_limited(path, &name, max_input_bytes, FLAG)?;
         (name, input)
     };
@@ -163,8 +142,6 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("12Q").unwrap_err().contains("unit"));
         assert!(parse_size("-1").is_err());
-        assert_eq!(format_size(256 << 20), "256 MiB");
-        assert_eq!(format_size(1000), "1000 bytes");
     }
 
     #[test]

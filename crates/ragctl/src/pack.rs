@@ -76,7 +76,7 @@ pub(crate) struct PackArgs {
     #[arg(long, default_value_t = 0.0, value_parser = parse_threshold)]
     jaccard_threshold: f64,
     /// Words per shingle for near-duplicate detection.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = PackerConfig::DEFAULT_SHINGLE_SIZE as u64, value_parser = clap::value_parser!(u64).range(1..))]
     shingle_size: u64,
     /// Detect conflicting claims among packed chunks (the default).
     #[arg(long, overrides_with = "no_conflicts", action = ArgAction::SetTrue)]
@@ -283,7 +283,7 @@ async fn read_chunks(
             for warning in &warnings {
                 crate::diagnostics::warning(&warning.to_string());
             }
-            let name = crate::walk::path_uri(&path);
+            let name = rag_chunker::ingest::path_uri(&path);
             if chunks.is_empty() && args.input.is_none() {
                 crate::diagnostics::warning("no chunks on stdin; --demo packs the built-in demo corpus");
             }
@@ -404,11 +404,7 @@ impl Outcome<'_> {
     /// One line: what was packed into how much, and where to look for more.
     fn summary(&self) -> String {
         let packed = self.packed;
-        let cut = packed
-            .chunks
-            .iter()
-            .filter(|c| c.metadata.contains_key("cut_from"))
-            .count();
+        let cut = packed.chunks.iter().filter(|c| c.is_cut()).count();
         // The chunks the principal may see: how many others there were is the report's to say.
         let visible = self.chunks_in - packed.hidden_by_acl.min(self.chunks_in);
         let cut = match cut {

@@ -34,6 +34,7 @@ pub mod docx;
 #[cfg(feature = "html")]
 mod html;
 mod markdown;
+mod no_text;
 mod ocr;
 #[cfg(feature = "pdf")]
 mod pdf;
@@ -47,8 +48,12 @@ use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestCo
 
 pub use docx::DocxParser;
 #[cfg(feature = "html")]
-pub use html::{HtmlParser, MAX_HTML_BYTES, MAX_HTML_DEPTH, MAX_HTML_NODES};
+pub use html::{
+    HTML_ATTRIBUTE_COMPARISONS_PER_BYTE, HtmlParser, MAX_HTML_ATTRIBUTE_COMPARISONS, MAX_HTML_BYTES, MAX_HTML_DEPTH,
+    MAX_HTML_NODES,
+};
 pub use markdown::MarkdownParser;
+pub use no_text::{NO_TEXT, no_text_warning};
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]
 pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};
@@ -86,8 +91,15 @@ pub enum DocumentType {
     Pdf,
 }
 
-/// The supported types and their extensions, as error messages list them.
-const SUPPORTED: &str = "markdown (.md, .markdown), text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)";
+/// The supported types and their file-name suffixes, as error messages list them:
+/// `markdown (.md, .markdown), text (.txt, .text), ...`.
+fn supported() -> String {
+    DocumentType::ALL
+        .iter()
+        .map(|ty| format!("{} ({})", ty.as_str(), ty.suffixes().join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
@@ -106,21 +118,32 @@ impl DocumentType {
         }
     }
 
-    /// The type a path's extension names (case-insensitive), or `None` for any other extension.
+    /// The file-name suffixes of the type (lower case, with their dot), as [`from_path`]
+    /// matches them: the one list the walk, the error messages and the Python package read.
+    ///
+    /// [`from_path`]: DocumentType::from_path
+    pub const fn suffixes(self) -> &'static [&'static str] {
+        match self {
+            Self::Markdown => &[".md", ".markdown"],
+            Self::Text => &[".txt", ".text"],
+            Self::Ocr => &[".ocr.json"],
+            Self::Html => &[".html", ".htm", ".xhtml"],
+            Self::Docx => &[".docx"],
+            Self::Pdf => &[".pdf"],
+        }
+    }
+
+    /// The type a path's file name ends in (case-insensitive, one of [`DocumentType::suffixes`]),
+    /// or `None` for any other name. A name that is only a suffix (`.md`, a dot file) has none.
     pub fn from_path(path: &str) -> Option<DocumentType> {
         let name = file_name(path).to_ascii_lowercase();
-        // `.ocr.json` first: a plain `.json` file is not something we read.
-        if name.ends_with(".ocr.json") {
-            return Some(Self::Ocr);
-        }
-        match extension(&name) {
-            "md" | "markdown" => Some(Self::Markdown),
-            "txt" | "text" => Some(Self::Text),
-            "html" | "htm" | "xhtml" => Some(Self::Html),
-            "docx" => Some(Self::Docx),
-            "pdf" => Some(Self::Pdf),
-            _ => None,
-        }
+        // The longest suffix wins: `.ocr.json` is OCR, a plain `.json` file is not something we read.
+        Self::ALL
+            .into_iter()
+            .flat_map(|ty| ty.suffixes().iter().map(move |suffix| (ty, *suffix)))
+            .filter(|(_, suffix)| name.len() > suffix.len() && name.ends_with(suffix))
+            .max_by_key(|(_, suffix)| suffix.len())
+            .map(|(ty, _)| ty)
     }
 
     /// The type of `source_uri` by its extension, or an error listing the supported types.
@@ -128,7 +151,7 @@ impl DocumentType {
         Self::from_path(source_uri).ok_or_else(|| ParseError::UnsupportedType {
             source_uri: source_uri.to_owned(),
             kind: extension(file_name(source_uri)).to_owned(),
-            supported: SUPPORTED.to_owned(),
+            supported: supported(),
         })
     }
 
@@ -151,9 +174,15 @@ impl DocumentType {
                 };
                 &HTML
             }
-            Self::Docx => &DocxParser,
+            Self::Docx => {
+                const DOCX: DocxParser = DocxParser::new();
+                &DOCX
+            }
             #[cfg(feature = "pdf")]
-            Self::Pdf => &PdfParser,
+            Self::Pdf => {
+                const PDF: PdfParser = PdfParser::new();
+                &PDF
+            }
             #[cfg(not(feature = "pdf"))]
             Self::Pdf => &NotBuiltParser {
                 format: "pdf",
@@ -178,7 +207,7 @@ pub struct UnknownDocumentType {
 
 impl fmt::Display for UnknownDocumentType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown document type {:?}; supported: {SUPPORTED}", self.name)
+        write!(f, "unknown document type {:?}; supported: {}", self.name, supported())
     }
 }
 
@@ -453,6 +482,22 @@ fn insert_before(blocks: &mut Vec<Block>, inserts: Vec<(usize, Block)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_suffix_names_its_own_type_and_nothing_else_does() {
+        for ty in DocumentType::ALL {
+            for suffix in ty.suffixes() {
+                assert_eq!(
+                    DocumentType::from_path(&format!("dir/Name{}", suffix.to_uppercase())),
+                    Some(ty)
+                );
+                // A dot file named only by the suffix has no type.
+                assert_eq!(DocumentType::from_path(&format!("dir/{suffix}")), None);
+            }
+        }
+        assert_eq!(DocumentType::from_path("data.json"), None);
+        assert_eq!(DocumentType::from_path("archive.tar.gz"), None);
+    }
     use crate::sentence::pieces;
 
     #[test]

@@ -13,7 +13,7 @@ use crate::setters::setters;
 /// How a [`ContextPacker`](crate::ContextPacker) packs: a configuration that was checked when it
 /// was built, so a packer never meets an invalid one.
 ///
-/// [`PackerConfig::default`] is the seed's configuration; [`PackerConfig::builder`] starts from it,
+/// [`PackerConfig::default`] is the reference design's configuration; [`PackerConfig::builder`] starts from it,
 /// the `with_*` methods of [`PackerConfigBuilder`] change what you need, and
 /// [`build`](PackerConfigBuilder::build) checks the whole (settings that depend on each other, such
 /// as the near-dedup threshold and the shingle size, are checked together, whatever the order of
@@ -86,6 +86,12 @@ pub struct PackerConfig {
     pub(crate) cut_to_fit: bool,
 }
 
+impl PackerConfig {
+    /// Words per shingle for near-duplicate detection unless configured: the default of the
+    /// library, the CLI's `--shingle-size` and Python's `PackerConfig(shingle_size=...)`.
+    pub const DEFAULT_SHINGLE_SIZE: usize = 5;
+}
+
 impl Default for PackerConfig {
     /// `lost_in_middle`, `greedy`, near dedup off, 5-word shingles, conflicts on, no cap, and
     /// `cl100k_base` (whose table is only built if some chunk lacks a `token_count`).
@@ -95,7 +101,7 @@ impl Default for PackerConfig {
             strategy: SelectionStrategy::default(),
             objective: Objective::default(),
             jaccard_threshold: None,
-            shingle_size: 5,
+            shingle_size: Self::DEFAULT_SHINGLE_SIZE,
             detect_conflicts: true,
             max_per_document: None,
             token_counter: Arc::new(TiktokenCounter::cl100k()),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use rag_core::{Chunk, DropReason, PackOrder, RequestContext, SelectionStrategy, Span, TokenCounter};
+use rag_core::{Chunk, ChunkKind, DropReason, PackOrder, RequestContext, SelectionStrategy, Span, TokenCounter};
 use rag_tokens::TiktokenCounter;
 use serde_json::json;
 
@@ -37,13 +37,13 @@ impl Doc {
 
 fn body(mut chunk: Chunk, parent: &str, path: &[&str]) -> Chunk {
     chunk.parent_id = Some(parent.into());
-    chunk.metadata.insert("kind".into(), json!("body"));
+    chunk.set_kind(Some(ChunkKind::Body), None);
     chunk.metadata.insert("heading_path".into(), json!(path));
     chunk
 }
 
 fn heading(mut chunk: Chunk, path: &[&str]) -> Chunk {
-    chunk.metadata.insert("kind".into(), json!("heading"));
+    chunk.set_kind(Some(ChunkKind::Heading), None);
     chunk.metadata.insert("heading_path".into(), json!(path));
     chunk
 }

@@ -8,8 +8,7 @@
 //! chunk fits nowhere; otherwise the room the plan left, where it displaces nothing. Without those
 //! conditions a part displaced smaller chunks that held the answer more often than it found one.
 
-use rag_core::{Chunk, ChunkId, DropReason, DroppedChunk, PackerError, Span, TokenCounter};
-use serde_json::json;
+use rag_core::{Chunk, ChunkId, CutFrom, DropReason, DroppedChunk, PackerError, Span, TokenCounter};
 
 use super::PackerConfig;
 use super::context::count;
@@ -94,10 +93,12 @@ pub(super) fn cut_for(
         .span
         .filter(|span| span.end - span.start == content.len())
         .map(|span| Span::new(span.start + part.start, span.start + part.end));
-    cut.metadata.insert(
-        "cut_from".to_owned(),
-        json!({"id": chunk.id, "start": part.start, "end": part.end, "tokens": plan_tokens(chunk, counter)?}),
-    );
+    cut.set_cut_from(&CutFrom {
+        id: chunk.id.clone(),
+        start: part.start,
+        end: part.end,
+        tokens: plan_tokens(chunk, counter)?,
+    });
     Ok(Some((original, cut)))
 }
 
@@ -122,13 +123,10 @@ pub(super) fn cut_id(id: &ChunkId) -> ChunkId {
 /// not taken.
 fn can_be_cut(chunks: &[Chunk], i: usize) -> bool {
     let chunk = &chunks[i];
-    matches!(chunk.metadata_str("kind"), Some("body" | "heading"))
-        && chunk.content().is_some_and(|c| !c.trim().is_empty())
-        && !chunk.pinned
-        && {
-            let id = cut_id(&chunk.id);
-            !chunks.iter().any(|c| c.id == id)
-        }
+    chunk.kind().is_some() && chunk.content().is_some_and(|c| !c.trim().is_empty()) && !chunk.pinned && {
+        let id = cut_id(&chunk.id);
+        !chunks.iter().any(|c| c.id == id)
+    }
 }
 
 /// Whether the chunk at `original` outranks every chunk the plan packed but the pinned ones, and
@@ -259,7 +257,7 @@ mod tests {
     use std::sync::Arc;
 
     use rag_contract::testing::WordCounter;
-    use rag_core::{RequestContext, SelectionStrategy, Span};
+    use rag_core::{ChunkKind, RequestContext, SelectionStrategy, Span};
 
     use super::*;
     use crate::ContextPacker;
@@ -281,7 +279,7 @@ mod tests {
             let mut chunk = Chunk::with_content(id, "guide.md", "acme", &text[start..end]);
             chunk.span = Some(Span::new(start, end));
             chunk.score = Some(score);
-            chunk.metadata.insert("kind".into(), json!("body"));
+            chunk.set_kind(Some(ChunkKind::Body), None);
             chunk
         };
         let one = text.find("Short filler one.").unwrap();
@@ -326,12 +324,9 @@ mod tests {
             content.contains("The refund window is thirty days from delivery."),
             "{content}"
         );
-        let from = &cut.metadata["cut_from"];
-        assert_eq!(from["id"], "best");
-        let (start, end) = (
-            from["start"].as_u64().unwrap() as usize,
-            from["end"].as_u64().unwrap() as usize,
-        );
+        let from = cut.cut_from().expect("the part says where it was cut from");
+        assert_eq!(from.id.as_str(), "best");
+        let (start, end) = (from.start, from.end);
         assert_eq!(&chunks()[0].content().unwrap()[start..end], content);
         let span = cut.span.unwrap();
         assert_eq!(
@@ -371,13 +366,13 @@ mod tests {
         text.extend((6..12).map(filler));
         let mut best = Chunk::with_content("best", "guide.md", "acme", text.trim_end());
         best.score = Some(best_score);
-        best.metadata.insert("kind".into(), json!("body"));
+        best.set_kind(Some(ChunkKind::Body), None);
         let mut chunks = vec![best];
         for i in 1..=2 {
             let text: Vec<String> = (0..words).map(|w| format!("pad{i}x{w}")).collect();
             let mut chunk = Chunk::with_content(["", "one", "two"][i], "other.md", "acme", text.join(" "));
             chunk.score = Some(0.5 - i as f64 / 10.0);
-            chunk.metadata.insert("kind".into(), json!("body"));
+            chunk.set_kind(Some(ChunkKind::Body), None);
             chunks.push(chunk);
         }
         chunks
@@ -431,8 +426,7 @@ mod tests {
         chunks[1].score = Some(0.8);
         let mut heading = Chunk::with_content("h", "guide.md", "acme", "# Refunds");
         heading.score = Some(0.95);
-        heading.metadata.insert("kind".into(), json!("heading"));
-        heading.metadata.insert("level".into(), json!(1));
+        heading.set_kind(Some(ChunkKind::Heading), Some(1));
         chunks[0].parent_id = Some(ChunkId::new("h"));
         chunks.push(heading);
         let packed = packer(true)
@@ -456,7 +450,7 @@ mod tests {
         let seed_chunks: Vec<Chunk> = chunks()
             .into_iter()
             .map(|mut c| {
-                c.metadata.remove("kind");
+                c.set_kind(None, None);
                 c
             })
             .collect();

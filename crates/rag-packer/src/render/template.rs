@@ -29,13 +29,13 @@ enum Segment {
 /// error when the template is parsed, not when it is used.
 ///
 /// ```
-/// use rag_core::Chunk;
+/// use rag_core::{Chunk, ChunkKind};
 /// use rag_packer::ContextConfig;
 ///
 /// let template = ContextConfig::new("[{id} from {source_uri}, {metadata.kind}] {content}")?;
 /// let mut chunk = Chunk::with_content("c1", "d", "t", "Rerankers score pairs.");
 /// chunk.source_uri = Some("docs/rerank.md".into());
-/// chunk.metadata.insert("kind".into(), "body".into());
+/// chunk.set_kind(Some(ChunkKind::Body), None);
 /// assert_eq!(template.render(&chunk)?, "[c1 from docs/rerank.md, body] Rerankers score pairs.");
 /// assert!(ContextConfig::new("{nope}").is_err());
 /// # Ok::<(), rag_core::RepackError>(())

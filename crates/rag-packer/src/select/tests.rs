@@ -81,7 +81,7 @@ fn knapsack_by_rank_takes_the_first_fit_when_the_density_runs_are_worth_less() {
     assert_eq!(knapsack_select(&items, 100, None), [0, 2, 3, 4]);
     let by_rank = select(SelectionStrategy::Knapsack, &items, 100, None, true);
     assert_eq!(by_rank.chosen, [0, 1]);
-    // Scores that are not rank values keep the seed's two runs.
+    // Scores that are not rank values keep the reference design's two runs.
     let by_score = select(SelectionStrategy::Knapsack, &items, 100, None, false);
     assert_eq!(by_score.chosen, [0, 2, 3, 4]);
     // A negative value is left out of the first fit, as knapsack leaves it out: taken, it would

@@ -31,6 +31,7 @@ __all__ = [
     "OCRRegion",
     "OCRResult",
     "OcrJsonParser",
+    "ParseOptions",
     "Parser",
     "PdfParser",
     "PlainTextParser",
@@ -38,6 +39,7 @@ __all__ = [
     "ocr_result_to_parsed_document",
     "parse_document",
     "parse_file",
+    "path_uri",
     # rag_chunker.tokens
     "HuggingFaceCounter",
     "TiktokenCounter",

@@ -19,11 +19,13 @@ from __future__ import annotations
 from ragctl._native import (
     OCRRegion,
     OCRResult,
+    ParseOptions,
     Parser,
     detect_document_type,
     ocr_result_to_parsed_document,
     parse_document,
     parse_file,
+    path_uri,
 )
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "OCRRegion",
     "OCRResult",
     "OcrJsonParser",
+    "ParseOptions",
     "Parser",
     "PdfParser",
     "PlainTextParser",
@@ -40,6 +43,7 @@ __all__ = [
     "ocr_result_to_parsed_document",
     "parse_document",
     "parse_file",
+    "path_uri",
 ]
 
 
@@ -69,19 +73,23 @@ class HtmlParser(Parser):
     """An HTML page, parsed as browsers parse it (html5ever), in the encoding the page declares:
     headings, paragraphs, list items, table rows, fenced code, quotes and captions of a
     Markdown-flavoured rendition; scripts, styles, comments and site chrome left out and counted
-    (``ParsedDocument.rendition``), each stretch mapped to the bytes of the page."""
+    (``ParsedDocument.rendition``), each stretch mapped to the bytes of the page. Elements the page
+    hides (the ``hidden`` attribute, ``aria-hidden="true"``, an inline ``display: none`` or
+    ``visibility: hidden``) are left out as ``hidden`` unless ``keep_hidden``."""
 
-    def __new__(cls) -> "HtmlParser":
-        return super().__new__(cls, "html")
+    def __new__(cls, *, keep_hidden: bool = False) -> "HtmlParser":
+        return super().__new__(cls, "html", keep_hidden=keep_hidden)
 
 
 class DocxParser(Parser):
     """A Word file (``.docx``, given as bytes): headings from its styles and outline levels,
     lists, tables, links' text, notes, in a Markdown-flavoured rendition mapped to the part and
-    paragraph each stretch came from; the zip and XML read within documented limits."""
+    paragraph each stretch came from; the zip and XML read within documented limits. Hidden
+    runs (``w:vanish``, on the run or by its styles) are left out as ``hidden`` unless
+    ``keep_hidden``."""
 
-    def __new__(cls) -> "DocxParser":
-        return super().__new__(cls, "docx")
+    def __new__(cls, *, keep_hidden: bool = False) -> "DocxParser":
+        return super().__new__(cls, "docx", keep_hidden=keep_hidden)
 
 
 class PdfParser(Parser):

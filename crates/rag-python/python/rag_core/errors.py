@@ -16,6 +16,11 @@ Hierarchy::
         ├── PackerError       the context packer refused its input or configuration
         └── RepackError       the Repacker refused its input or configuration
             └── GenerationValueError   also a ValueError: the input is not a list of Chunk
+
+One warning class, for what a parse did not fail on but you must know::
+
+    UserWarning
+    └── ParseWarning          a document's text may not be the whole file, or it gave no text
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ __all__ = [
     "PackerError",
     "RepackError",
     "GenerationValueError",
+    "ParseWarning",
 ]
 
 
@@ -101,3 +107,11 @@ class RepackError(RetrievalError):
 
 class GenerationValueError(RepackError, ValueError):
     """The Repacker was given something other than a list of :class:`rag_core.Chunk`."""
+
+
+class ParseWarning(UserWarning):
+    """What a parser must tell you about a document it parsed when you asked for its chunks
+    (``chunk_text``, ``chunk_file``): its text may not be the whole file (a package read another
+    way than it claims, content skipped), or it gave no text, and why. The message names the
+    document first, as ``ragctl chunk`` prints it: ``scan.docx: no text: the document is 3 images
+    and no text; ...``. ``ParsedDocument.warnings`` holds the same sentences without the name."""

@@ -43,6 +43,10 @@ __all__ = [
     "Parser",
     "OCRRegion",
     "OCRResult",
+    "ParseOptions",
+    "path_uri",
+    "supported_suffixes",
+    "walk_files",
     "parse_document",
     "parse_file",
     "detect_document_type",
@@ -284,9 +288,11 @@ class ParsedDocument:
     @property
     def warnings(self) -> List[str]:
         """What the parser must tell you because the text may not be the whole file (a repaired
-        PDF, skipped content), one sentence each; empty when there is nothing to say."""
+        PDF, skipped content), one sentence each, and last, for a document that gave no text,
+        why (``no text: ...``); empty when there is nothing to say."""
     def provenance(self, span: Union[Span, Tuple[int, int]]) -> List[Dict[str, JSON]]:
-        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``)."""
+        """Where the text of ``span`` came from in the original (see ``Chunk.provenance``); a
+        span past the end of the text, or reversed, is a ``ValueError``."""
     def __len__(self) -> int: ...
 
 @final
@@ -421,9 +427,12 @@ class HuggingFaceCounter:
 
 @disjoint_base
 class Parser:
-    """A built-in parser: ``markdown``, ``text`` or ``ocr``."""
+    """A built-in parser of one document type; ``keep_hidden`` keeps the text an HTML page or a
+    Word file hides (the other types hide none)."""
 
-    def __new__(cls, document_type: DocumentTypeName) -> Self: ...
+    def __new__(cls, document_type: DocumentTypeName, *, keep_hidden: bool = False) -> Self: ...
+    @property
+    def keep_hidden(self) -> bool: ...
     def name(self) -> str: ...
     def parse(
         self,
@@ -433,6 +442,7 @@ class Parser:
         source_uri: Optional[str] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",
+        options: Optional[ParseOptions] = None,
     ) -> ParsedDocument: ...
 
 @final
@@ -471,6 +481,7 @@ def parse_document(
     document_type: Optional[DocumentTypeName] = None,
     document_id: Optional[str] = None,
     corpus_id: str = "local",
+    options: Optional[ParseOptions] = None,
 ) -> ParsedDocument:
     """Parses one document; the type is ``document_type`` or detected from ``source_uri``."""
 
@@ -481,11 +492,74 @@ def parse_file(
     document_type: Optional[DocumentTypeName] = None,
     document_id: Optional[str] = None,
     corpus_id: str = "local",
+    options: Optional[ParseOptions] = None,
 ) -> ParsedDocument:
-    """Reads (at most 256 MiB) and parses the file at ``path``; the type is ``document_type`` or
-    detected from the path's extension; the document is named by the path as given."""
+    """Reads (at most ``options.max_input_bytes``, 256 MiB by default) and parses the file at
+    ``path``; the type is ``document_type`` or detected from the path's extension; the document is
+    named by the path as given (:func:`path_uri`)."""
 
 def detect_document_type(source_uri: str) -> DocumentTypeName: ...
+
+@final
+class ParseOptions:
+    """How documents are read and parsed; every parse and chunk call takes one as ``options=``.
+    The defaults are those of ``ragctl chunk``."""
+
+    def __new__(
+        cls,
+        *,
+        keep_chrome: bool = False,
+        keep_hidden: bool = False,
+        max_input_bytes: int = 268435456,
+        pdf_max_pages: Optional[int] = None,
+        pdf_max_text_bytes: Optional[int] = None,
+        pdf_max_runs_per_page: Optional[int] = None,
+        pdf_max_stream_bytes: Optional[int] = None,
+        pdf_max_operations_per_page: Optional[int] = None,
+        pdf_max_operations: Optional[int] = None,
+        pdf_max_content_bytes: Optional[int] = None,
+    ) -> Self: ...
+    @property
+    def keep_chrome(self) -> bool:
+        """Whether HTML site chrome is kept (``ragctl chunk --keep-chrome``)."""
+    @property
+    def keep_hidden(self) -> bool:
+        """Whether text a reader does not see (HTML, DOCX, PDF) is kept (``--keep-hidden``)."""
+    @property
+    def max_input_bytes(self) -> int:
+        """The most bytes a file is read to (``--max-input-bytes``)."""
+    @property
+    def pdf_max_pages(self) -> int: ...
+    @property
+    def pdf_max_text_bytes(self) -> int: ...
+    @property
+    def pdf_max_runs_per_page(self) -> int: ...
+    @property
+    def pdf_max_stream_bytes(self) -> int: ...
+    @property
+    def pdf_max_operations_per_page(self) -> int: ...
+    @property
+    def pdf_max_operations(self) -> int: ...
+    @property
+    def pdf_max_content_bytes(self) -> int: ...
+    def __getnewargs_ex__(self) -> Tuple[Tuple[()], Dict[str, Any]]: ...
+
+def path_uri(path: Union[str, "os.PathLike[str]"]) -> str:
+    """A path as ``ragctl chunk`` names it in chunk ids: ``%`` written ``%25`` and each byte that
+    is not UTF-8 written ``%XX``."""
+
+def supported_suffixes() -> List[str]:
+    """The file-name suffixes of every type the built-in parsers read (``.md``, ``.ocr.json``, ...)."""
+
+def walk_files(
+    paths: Sequence[Union[str, "os.PathLike[str]"]],
+    *,
+    all_files: bool = False,
+    ignore_files: bool = True,
+    hidden: bool = False,
+) -> Tuple[List[Tuple[str, str]], List[str]]:
+    """The files ``ragctl chunk PATHS`` would chunk as ``(path, name)`` pairs, and the broken
+    symbolic links it would warn about."""
 def ocr_result_to_parsed_document(
     ctx: RequestContext,
     ocr_result: Union[OCRResult, Dict[str, JSON]],
@@ -541,6 +615,7 @@ class HeadingAwareChunker:
         document_type: Optional[DocumentTypeName] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",
+        options: Optional[ParseOptions] = None,
     ) -> Coroutine[Any, Any, List[Chunk]]:
         """Parses and chunks in one call."""
     def chunk_text_blocking(
@@ -552,6 +627,7 @@ class HeadingAwareChunker:
         document_type: Optional[DocumentTypeName] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",
+        options: Optional[ParseOptions] = None,
     ) -> List[Chunk]: ...
     def chunk_file(
         self,
@@ -561,8 +637,9 @@ class HeadingAwareChunker:
         document_type: Optional[DocumentTypeName] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",
+        options: Optional[ParseOptions] = None,
     ) -> Coroutine[Any, Any, List[Chunk]]:
-        """Reads the file at ``path`` (on a worker thread, at most 256 MiB) and chunks it; the type
+        """Reads the file at ``path`` (on a worker thread, at most ``options.max_input_bytes``) and chunks it; the type
         is ``document_type`` or detected from the extension (``.md``, ``.html``, ``.docx``, ...)."""
     def chunk_file_blocking(
         self,
@@ -572,6 +649,7 @@ class HeadingAwareChunker:
         document_type: Optional[DocumentTypeName] = None,
         document_id: Optional[str] = None,
         corpus_id: str = "local",
+        options: Optional[ParseOptions] = None,
     ) -> List[Chunk]: ...
     def health(self) -> Coroutine[Any, Any, str]: ...
 

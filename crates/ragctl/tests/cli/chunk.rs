@@ -110,6 +110,16 @@ fn directories_are_walked_recursively_in_sorted_order() {
 }
 
 #[test]
+fn a_directory_named_like_a_file_is_walked_as_a_directory() {
+    let dir = dir_with(
+        "dir-ext",
+        &[("folder.html/a.md", "# A\n"), ("folder.html/b.html", "<p>B</p>")],
+    );
+    let out = stdout_of(ragctl_in(&dir).args(["chunk", "folder.html", "--format", "jsonl"]));
+    assert_eq!(source_uris(&out), ["folder.html/a.md", "folder.html/b.html"]);
+}
+
+#[test]
 fn a_bad_file_is_reported_and_the_others_are_still_chunked() {
     let dir = dir_with("bad", &[("good.md", "# Good\n\ntext\n")]);
     let mut bad = b"# Bad\n\nvalid start ".to_vec();

@@ -89,3 +89,39 @@ fn quiet_silences_warnings_and_notes_but_not_errors() {
         .code(1)
         .stderr("error: missing.md: cannot read: No such file or directory (os error 2)\n");
 }
+
+#[test]
+fn the_cli_reference_lists_every_document_type_and_extension() {
+    use rag_chunker::DocumentType;
+    let reference = std::fs::read_to_string(crate::workspace_root().join("docs/reference/cli.md")).unwrap();
+    let types = reference
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("--type TYPE"))
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for doc_type in DocumentType::ALL {
+        assert!(
+            types.contains(doc_type.as_str()),
+            "--type does not list {doc_type}: {types}"
+        );
+    }
+    // The extensions the library reads, as its own error lists them.
+    let Err(rag_core::ParseError::UnsupportedType { supported, .. }) = DocumentType::detect("x.unknown") else {
+        panic!("x.unknown has a type")
+    };
+    let walked = reference
+        .split("Only files of a supported extension are chunked (")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap();
+    for extension in supported
+        .split(['(', ')', ',', ' '])
+        .filter(|word| word.starts_with('.'))
+    {
+        assert!(
+            walked.contains(&format!("`{extension}`")),
+            "the walk does not list {extension}: {walked}"
+        );
+    }
+}

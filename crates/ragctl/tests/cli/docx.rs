@@ -156,3 +156,69 @@ fn a_word_97_file_among_good_ones_is_named_and_the_others_are_chunked() {
     assert!(jsonl(&out).iter().all(|c| c["source_uri"] == "./good.docx"));
     assert!(!jsonl(&out).is_empty());
 }
+
+/// A Word file whose body is `body`, with `media` entries beside it.
+fn docx_of(body: &str, media: &[&str]) -> Vec<u8> {
+    use std::io::Write as _;
+    let xml = format!(
+        "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>"
+    );
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    writer.start_file("word/document.xml", options).unwrap();
+    writer.write_all(xml.as_bytes()).unwrap();
+    for name in media {
+        writer.start_file(*name, options).unwrap();
+        writer.write_all(b"\x89PNG not really").unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+#[test]
+fn documents_without_text_are_chunked_with_a_warning_that_says_why() {
+    let picture = "<w:p><w:r><w:drawing/></w:r></w:p>";
+    let dir = scratch_dir("no-text");
+    std::fs::write(
+        dir.join("scan.docx"),
+        docx_of(&picture.repeat(3), &["word/media/image1.png", "word/media/image2.png"]),
+    )
+    .unwrap();
+    std::fs::write(dir.join("empty.md"), "").unwrap();
+    std::fs::write(dir.join("menu.html"), "<nav><a href=/>Home</a></nav>").unwrap();
+    std::fs::write(dir.join("notes.md"), "# Notes\n\nText.\n").unwrap();
+    let assert = ragctl_in(&dir)
+        .args([
+            "chunk",
+            "scan.docx",
+            "empty.md",
+            "menu.html",
+            "notes.md",
+            "--format",
+            "jsonl",
+        ])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr,
+        "warning: scan.docx: no text: the document is 3 images and no text; they are not read (run OCR on \
+         them to chunk their text)\n\
+         warning: empty.md: no text: the file is empty\n\
+         warning: menu.html: no text: all of the file was left out, as 4 B of chrome\n"
+    );
+    // The one file with text gave the chunks.
+    let chunks = jsonl(&assert.get_output().stdout);
+    assert!(chunks.iter().all(|c| c["source_uri"] == "notes.md"), "{chunks:?}");
+}
+
+#[test]
+fn hidden_runs_are_kept_with_keep_hidden() {
+    let body = "<w:p><w:r><w:t xml:space=\"preserve\">Shown </w:t></w:r>\
+        <w:r><w:rPr><w:vanish/></w:rPr><w:t>hidden</w:t></w:r></w:p>";
+    let dir = scratch_dir("docx-hidden");
+    std::fs::write(dir.join("h.docx"), docx_of(body, &[])).unwrap();
+    let plain = stdout_of(ragctl_in(&dir).args(["chunk", "h.docx", "--format", "rendition"]));
+    assert_eq!(String::from_utf8(plain).unwrap(), "Shown");
+    let kept = stdout_of(ragctl_in(&dir).args(["chunk", "h.docx", "--format", "rendition", "--keep-hidden"]));
+    assert_eq!(String::from_utf8(kept).unwrap(), "Shown hidden");
+}

@@ -91,12 +91,18 @@ fn chunking_a_directory_of_hostile_files_reports_the_bad_ones_and_chunks_the_res
         ],
     )
     .stderr(predicate::str::contains("panicked").not())
+    .stderr(predicate::str::contains(
+        "warning: ./empty.md: no text: the file is empty",
+    ))
+    .stderr(predicate::str::contains(
+        "warning: ./blank.md: no text: the file holds only white space",
+    ))
     .get_output()
     .clone();
     assert_eq!(
         String::from_utf8_lossy(&output.stderr).lines().count(),
-        2,
-        "only the two bad files are reported"
+        4,
+        "only the two bad files are reported, and the two without text warned about"
     );
     // What each file's chunks hold is the library's test (rag-contract's hostile cases, every
     // contract rule); through the binary, each readable file is chunked and the rest reported.

@@ -8,6 +8,7 @@ mod hostile;
 mod html;
 mod otlp;
 mod pack;
+mod pdf;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -167,9 +167,9 @@ impl<'a> Package<'a> {
         })
     }
 
-    /// Whether the package has a part of this name.
-    pub(super) fn has_part(&self, name: &str) -> bool {
-        self.by_name.contains_key(&name.to_lowercase())
+    /// The file the package was read from, as errors name it.
+    pub(super) fn source_uri(&self) -> &'a str {
+        self.source_uri
     }
 
     /// The error for a package without a main document part.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use quick_xml::events::{BytesStart, Event};
 use rag_core::ParseError;
 
-use super::xml::{Ns, PartReader, attribute};
+use super::xml::{Ns, PartReader, attribute, is_on};
 
 /// How far a `basedOn` chain is followed: a cycle or an absurd chain stops here.
 const MAX_STYLE_CHAIN: usize = 32;
@@ -42,13 +42,21 @@ struct Style {
     /// The style's `w:numPr`: the numbering id (0 removes an inherited one) and level.
     num_id: Option<u32>,
     num_level: Option<u8>,
+    /// The style's run properties say `w:vanish` (on or off): text of the style is hidden.
+    vanish: Option<bool>,
 }
 
-/// The paragraph styles of a document.
+/// The paragraph and character styles of a document.
 #[derive(Debug, Default)]
 pub(super) struct Styles {
+    /// Paragraph styles.
     by_id: HashMap<String, Style>,
     default_paragraph: Option<String>,
+    /// Character styles (`w:rStyle`), kept apart: a character style named `heading 1` makes no
+    /// paragraph a heading.
+    characters: HashMap<String, Style>,
+    /// The document defaults' run properties say `w:vanish`.
+    default_vanish: Option<bool>,
 }
 
 /// `heading 1` → `heading1`: the form style names and ids are compared in.
@@ -84,9 +92,13 @@ impl Styles {
     pub(super) fn parse(source_uri: &str, part: &str, xml: &str) -> Result<Self, ParseError> {
         let mut reader = PartReader::new(source_uri, part, xml);
         let mut styles = Styles::default();
-        // The style being read, and the depth of its `w:style` element.
+        // The style being read, whether it is a character style, and the depth of its
+        // `w:style` element.
         let mut current: Option<(String, Style, usize)> = None;
-        let mut in_ppr = false;
+        let mut character = false;
+        let (mut in_ppr, mut in_rpr) = (false, false);
+        // The depth of `w:docDefaults`, while it is open.
+        let mut defaults: Option<usize> = None;
         loop {
             let depth = reader.depth();
             let (ns, event) = reader.next()?;
@@ -99,13 +111,26 @@ impl Styles {
                     let local = element.local_name();
                     match (local.as_ref(), current.as_mut()) {
                         ("style", None) => {
-                            let is_paragraph = attribute(&element, "type").is_none_or(|t| t == "paragraph");
-                            if let (true, Some(id)) = (is_paragraph, attribute(&element, "styleId")) {
-                                if attribute(&element, "default").is_some_and(|d| d == "1" || d == "true") {
+                            let kind = attribute(&element, "type");
+                            let is_paragraph = kind.as_deref().is_none_or(|t| t == "paragraph");
+                            character = kind.as_deref() == Some("character");
+                            if let (true, Some(id)) = (is_paragraph || character, attribute(&element, "styleId")) {
+                                if is_paragraph
+                                    && attribute(&element, "default").is_some_and(|d| d == "1" || d == "true")
+                                {
                                     styles.default_paragraph.get_or_insert_with(|| id.clone());
                                 }
                                 current = Some((id, Style::default(), depth));
                             }
+                        }
+                        ("docDefaults", None) if opens => defaults = Some(depth),
+                        ("vanish", None) if defaults.is_some_and(|d| depth == d + 3) => {
+                            // `w:docDefaults/w:rPrDefault/w:rPr/w:vanish`.
+                            styles.default_vanish = Some(is_on(&element));
+                        }
+                        ("rPr", Some((_, _, d))) if depth == *d + 1 => in_rpr = opens,
+                        ("vanish", Some((_, style, d))) if in_rpr && depth == *d + 2 => {
+                            style.vanish = Some(is_on(&element));
                         }
                         ("name", Some((_, style, d))) if depth == *d + 1 => {
                             style.name = normalise_name(&attribute(&element, "val").unwrap_or_default());
@@ -128,14 +153,22 @@ impl Styles {
                 }
                 Event::End(_) => {
                     let closing = reader.depth();
+                    if defaults == Some(closing) {
+                        defaults = None;
+                    }
                     if let Some((_, _, d)) = &current {
                         if closing == *d {
                             if let Some((id, style, _)) = current.take() {
-                                styles.by_id.insert(id, style);
+                                let map = if character {
+                                    &mut styles.characters
+                                } else {
+                                    &mut styles.by_id
+                                };
+                                map.insert(id, style);
                             }
-                            in_ppr = false;
+                            (in_ppr, in_rpr) = (false, false);
                         } else if closing == *d + 1 {
-                            in_ppr = false;
+                            (in_ppr, in_rpr) = (false, false);
                         }
                     }
                 }
@@ -146,16 +179,22 @@ impl Styles {
         Ok(styles)
     }
 
-    /// The chain of styles from `id` up its `basedOn` links, the style itself first.
+    /// The chain of paragraph styles from `id` up its `basedOn` links, the style itself first.
     fn chain<'s>(&'s self, id: &'s str) -> impl Iterator<Item = (&'s str, Option<&'s Style>)> + 's {
-        let mut next = Some(id);
-        std::iter::from_fn(move || {
-            let id = next.take()?;
-            let style = self.by_id.get(id);
-            next = style.and_then(|s| s.based_on.as_deref()).filter(|parent| *parent != id);
-            Some((id, style))
-        })
-        .take(MAX_STYLE_CHAIN)
+        chain_in(&self.by_id, id)
+    }
+
+    /// Whether the text of a run is hidden by its styles (its own `w:vanish` aside): the first
+    /// that says so of its character style's chain, its paragraph's style chain (the default
+    /// paragraph style when it has none) and the document defaults, as Word resolves them.
+    pub(super) fn run_vanish(&self, paragraph_style: Option<&str>, run_style: Option<&str>) -> bool {
+        let of_chain = |map: &'_ HashMap<String, Style>, id: Option<&str>| {
+            id.and_then(|id| chain_in(map, id).find_map(|(_, style)| style.and_then(|s| s.vanish)))
+        };
+        of_chain(&self.characters, run_style)
+            .or_else(|| of_chain(&self.by_id, paragraph_style.or(self.default_paragraph.as_deref())))
+            .or(self.default_vanish)
+            .unwrap_or(false)
     }
 
     /// The role of a paragraph of style `style_id` (the default paragraph style when `None`)
@@ -202,6 +241,21 @@ impl Styles {
         }
         None
     }
+}
+
+/// The chain of styles of `map` from `id` up its `basedOn` links, the style itself first.
+fn chain_in<'s>(
+    map: &'s HashMap<String, Style>,
+    id: &'s str,
+) -> impl Iterator<Item = (&'s str, Option<&'s Style>)> + 's {
+    let mut next = Some(id);
+    std::iter::from_fn(move || {
+        let id = next.take()?;
+        let style = map.get(id);
+        next = style.and_then(|s| s.based_on.as_deref()).filter(|parent| *parent != id);
+        Some((id, style))
+    })
+    .take(MAX_STYLE_CHAIN)
 }
 
 fn role_of_outline_level(level: u8) -> Role {

@@ -71,7 +71,7 @@ impl Chrome {
             let mut at = Some(root);
             while let Some(node) = at {
                 holds_root[node] = true;
-                at = tree.nodes[node].parent;
+                at = tree.nodes[node].parent();
             }
         }
         let mut is_root = vec![false; n];
@@ -80,7 +80,7 @@ impl Chrome {
         }
         let mut head = vec![false; n];
         for &id in &order {
-            let parent = tree.nodes[id].parent;
+            let parent = tree.nodes[id].parent();
             let parent_chrome = parent.is_some_and(|p| chrome[p]);
             inside[id] = is_root[id] || parent.is_some_and(|p| inside[p]);
             head[id] = tree.nodes[id].html_name() == "head" || parent.is_some_and(|p| head[p]);
@@ -118,7 +118,7 @@ pub(crate) fn preorder(tree: &Tree) -> Vec<NodeId> {
     let mut stack = vec![DOCUMENT];
     while let Some(node) = stack.pop() {
         order.push(node);
-        stack.extend(tree.nodes[node].children.iter().rev());
+        stack.extend(tree.nodes[node].children().rev());
     }
     order
 }
@@ -128,7 +128,7 @@ fn content_roots(tree: &Tree, order: &[NodeId], is_root: impl Fn(NodeId) -> bool
     let mut roots = Vec::new();
     let mut under = vec![false; tree.nodes.len()];
     for &id in order {
-        let parent_under = tree.nodes[id].parent.is_some_and(|p| under[p]);
+        let parent_under = tree.nodes[id].parent().is_some_and(|p| under[p]);
         if parent_under {
             under[id] = true;
         } else if tree.nodes[id].is_element() && is_root(id) {
@@ -140,12 +140,13 @@ fn content_roots(tree: &Tree, order: &[NodeId], is_root: impl Fn(NodeId) -> bool
 }
 
 /// Per element: non-whitespace characters of its text, those inside links, its links, and
-/// whether it holds a heading or code.
+/// whether it holds a heading or code. Counts are `u32` (a page's characters fit): there is one
+/// per node, and a page can have millions.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LinkStats {
-    chars: usize,
-    link_chars: usize,
-    links: usize,
+    chars: u32,
+    link_chars: u32,
+    links: u32,
     has_structure: bool,
 }
 
@@ -157,7 +158,7 @@ fn link_stats(tree: &Tree, order: &[NodeId]) -> Vec<LinkStats> {
         let mut own = stats[id];
         match &node.data {
             NodeData::Text { text, .. } => {
-                own.chars = text.chars().filter(|c| !c.is_whitespace()).count();
+                own.chars = u32::try_from(text.chars().filter(|c| !c.is_whitespace()).count()).unwrap_or(u32::MAX);
             }
             NodeData::Element { .. } => match node.html_name() {
                 "script" | "style" | "template" | "head" => own = LinkStats::default(),
@@ -171,11 +172,11 @@ fn link_stats(tree: &Tree, order: &[NodeId]) -> Vec<LinkStats> {
             _ => {}
         }
         stats[id] = own;
-        if let Some(parent) = node.parent {
+        if let Some(parent) = node.parent() {
             let p = &mut stats[parent];
-            p.chars += own.chars;
-            p.link_chars += own.link_chars;
-            p.links += own.links;
+            p.chars = p.chars.saturating_add(own.chars);
+            p.link_chars = p.link_chars.saturating_add(own.link_chars);
+            p.links = p.links.saturating_add(own.links);
             p.has_structure |= own.has_structure;
         }
     }
@@ -230,14 +231,14 @@ fn is_chrome(tree: &Tree, id: NodeId, stats: &[LinkStats], in_content: bool) -> 
     }
     let s = stats[id];
     matches!(name, "div" | "ul" | "ol" | "table" | "details" | "section" | "p" | "dl")
-        && s.links >= DENSE_LINKS
+        && s.links as usize >= DENSE_LINKS
         && !s.has_structure
         && s.link_chars as f64 >= LINK_DENSITY * s.chars as f64
 }
 
 /// Whether `id` sits inside sectioning content, where `header` and `footer` are the section's.
 fn in_section(tree: &Tree, id: NodeId) -> bool {
-    let mut at = tree.nodes[id].parent;
+    let mut at = tree.nodes[id].parent();
     while let Some(node) = at {
         if matches!(
             tree.nodes[node].html_name(),
@@ -245,7 +246,7 @@ fn in_section(tree: &Tree, id: NodeId) -> bool {
         ) {
             return true;
         }
-        at = tree.nodes[node].parent;
+        at = tree.nodes[node].parent();
     }
     false
 }

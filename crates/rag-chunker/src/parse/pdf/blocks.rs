@@ -1,139 +1,11 @@
 //! Lines in reading order grouped into blocks: headings by font size and weight relative to the
 //! body text, list items by their marker, code by its monospaced font, paragraphs by spacing,
-//! indentation and style; hyphenated line ends joined.
+//! indentation and style, monospaced words inside a sentence kept in it as inline code;
+//! hyphenated line ends joined.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::layout::{Rect, Segment};
-
-/// One line of a page as read: the segments of one region sharing a baseline, joined.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct ReadLine {
-    pub(super) page: u32,
-    /// The region (column or band) of the page the line was read in, numbered across the document.
-    pub(super) region: usize,
-    pub(super) bbox: Rect,
-    /// The text, white space collapsed, control characters and ligatures resolved.
-    pub(super) text: String,
-    /// The font size most of its characters are drawn in.
-    pub(super) size: f64,
-    /// The share of its characters in a bold font.
-    pub(super) bold_share: f64,
-    /// The share of its characters in a monospaced font.
-    pub(super) mono_share: f64,
-    /// The width of one character of its monospaced runs, when it has some (for code indentation).
-    pub(super) mono_advance: Option<f64>,
-}
-
-/// The segments of one region of a page (in reading order) as lines: consecutive segments of one
-/// line join with a space.
-pub(super) fn read_lines(page: u32, region: usize, segments: &[&Segment]) -> Vec<ReadLine> {
-    let mut lines: Vec<ReadLine> = Vec::new();
-    let mut last_line: Option<usize> = None;
-    let mut pending: Vec<&Segment> = Vec::new();
-    for &segment in segments {
-        if last_line.is_some_and(|line| line != segment.line) {
-            lines.extend(read_line(page, region, &pending));
-            pending.clear();
-        }
-        last_line = Some(segment.line);
-        pending.push(segment);
-    }
-    lines.extend(read_line(page, region, &pending));
-    lines
-}
-
-fn read_line(page: u32, region: usize, segments: &[&Segment]) -> Option<ReadLine> {
-    let first = segments.first()?;
-    let mut raw = String::new();
-    let mut bbox = first.bbox;
-    let mut chars_by_size: BTreeMap<i64, usize> = BTreeMap::new();
-    let (mut chars, mut bold, mut mono) = (0usize, 0usize, 0usize);
-    let (mut mono_width, mut mono_chars) = (0.0f64, 0usize);
-    for segment in segments {
-        if !raw.is_empty() {
-            raw.push(' ');
-        }
-        raw.push_str(&segment.text());
-        bbox = bbox.union(&segment.bbox);
-        for run in &segment.runs {
-            let n = run.text.chars().filter(|c| !c.is_whitespace()).count();
-            chars += n;
-            *chars_by_size.entry(size_key(run.size)).or_default() += n;
-            if run.bold {
-                bold += n;
-            }
-            if run.mono {
-                mono += n;
-                mono_width += run.bbox.width();
-                mono_chars += run.text.chars().count();
-            }
-        }
-    }
-    let text = clean_text(&raw);
-    if text.is_empty() || chars == 0 {
-        return None;
-    }
-    let size = chars_by_size
-        .iter()
-        .max_by_key(|&(size, n)| (*n, *size))
-        .map_or(first.runs[0].size, |(&size, _)| size_of_key(size));
-    Some(ReadLine {
-        page,
-        region,
-        bbox,
-        text,
-        size,
-        bold_share: bold as f64 / chars as f64,
-        mono_share: mono as f64 / chars as f64,
-        mono_advance: (mono_chars > 0 && mono_width > 0.0).then(|| mono_width / mono_chars as f64),
-    })
-}
-
-/// Font sizes are compared in half points.
-fn size_key(size: f64) -> i64 {
-    (size * 2.0).round() as i64
-}
-
-fn size_of_key(key: i64) -> f64 {
-    key as f64 / 2.0
-}
-
-/// `raw` with control characters dropped, typographic ligatures spelt out, and white space runs
-/// collapsed to one space and trimmed.
-pub(super) fn clean_text(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut space = false;
-    for c in raw.chars() {
-        let expansion = match c {
-            '\u{fb00}' => "ff",
-            '\u{fb01}' => "fi",
-            '\u{fb02}' => "fl",
-            '\u{fb03}' => "ffi",
-            '\u{fb04}' => "ffl",
-            '\u{fb05}' | '\u{fb06}' => "st",
-            _ => "",
-        };
-        if !expansion.is_empty() {
-            if space && !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(expansion);
-            space = false;
-        } else if c.is_whitespace() || c == '\u{a0}' {
-            space = true;
-        } else if c.is_control() || c == '\u{feff}' {
-            // Control characters are never text a reader sees.
-        } else {
-            if space && !out.is_empty() {
-                out.push(' ');
-            }
-            space = false;
-            out.push(c);
-        }
-    }
-    out
-}
+use super::lines::{BodyStyle, ReadLine, body_style, size_key};
 
 /// What a block is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,39 +57,14 @@ pub(super) fn list_marker(text: &str) -> Option<bool> {
     (numbered || lettered || roman).then_some(false)
 }
 
-/// The styles of the document: the body size and whether the body is set in a monospaced font.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct BodyStyle {
-    pub(super) size: f64,
-    pub(super) mono: bool,
-}
-
-/// The size most characters of the document are drawn in (the body text), and whether most of
-/// them are monospaced.
-pub(super) fn body_style(lines: &[ReadLine]) -> BodyStyle {
-    let mut by_size: BTreeMap<i64, usize> = BTreeMap::new();
-    let (mut total, mut mono) = (0.0f64, 0.0f64);
-    for line in lines {
-        let n = line.text.chars().count();
-        *by_size.entry(size_key(line.size)).or_default() += n;
-        total += n as f64;
-        mono += n as f64 * line.mono_share;
-    }
-    let size = by_size
-        .iter()
-        .max_by_key(|&(size, n)| (*n, -*size))
-        .map_or(10.0, |(&key, _)| size_of_key(key));
-    BodyStyle {
-        size,
-        mono: total > 0.0 && mono / total > 0.5,
-    }
-}
-
 /// A line is a heading by size when its font is at least this much larger than the body's.
 const HEADING_SIZE_RATIO: f64 = 1.15;
 
 /// A bold line at body size is a heading only when it is at most this long.
 const BOLD_HEADING_MAX_CHARS: usize = 100;
+
+/// A bold monospaced line is a heading when its font is at least this much larger than the body's.
+const BOLD_CODE_HEADING_RATIO: f64 = 1.05;
 
 /// A heading has at most this many lines; a longer run of large text is a paragraph.
 const HEADING_MAX_LINES: usize = 3;
@@ -229,18 +76,22 @@ fn line_kind(line: &ReadLine, body: BodyStyle) -> Kind {
     if has_letters && line.size >= body.size * HEADING_SIZE_RATIO && chars <= 200 {
         return Kind::Heading;
     }
-    if !body.mono && line.mono_share >= 0.9 {
-        return Kind::Code;
-    }
-    // A bold line is a heading before it is a numbered item: "2. Results" is a section.
+    let code = !body.mono && line.mono_share >= 0.9;
+    // A bold line is a heading before it is a numbered item: "2. Results" is a section. A bold
+    // monospaced line is one when it is larger than the body (a heading that names an option);
+    // at the body size or smaller it is code.
     let ends_as_sentence = line.text.ends_with(['.', ',', ';']);
+    let min_size = if code { BOLD_CODE_HEADING_RATIO } else { 0.95 };
     if has_letters
         && line.bold_share >= 0.9
-        && line.size >= body.size * 0.95
+        && line.size >= body.size * min_size
         && chars <= BOLD_HEADING_MAX_CHARS
         && !ends_as_sentence
     {
         return Kind::Heading;
+    }
+    if code {
+        return Kind::Code;
     }
     if let Some(bullet) = list_marker(&line.text) {
         return Kind::ListItem { bullet };
@@ -254,18 +105,45 @@ fn line_kind(line: &ReadLine, body: BodyStyle) -> Kind {
 /// close enough below the previous line (no more than the document's usual line gap plus
 /// [`PARAGRAPH_GAP_EM`]), not indented like a paragraph's first line and not after a short line
 /// that ends a sentence. A paragraph that ends a region without closing its sentence continues in
-/// the next region (the next column or page) when that starts in lower case.
-pub(super) fn group(lines: Vec<ReadLine>) -> Vec<PdfBlock> {
+/// the next region (the next column or page) when that starts in lower case. A line that
+/// continues a paragraph is never a heading (see [`continues_paragraph`]), and a monospaced line
+/// that continues a sentence stays in it (see [`continues_block`]).
+pub(super) fn group(mut lines: Vec<ReadLine>) -> Vec<PdfBlock> {
     let body = body_style(&lines);
+    if body.mono {
+        // In a monospaced document nothing stands out as code.
+        for line in &mut lines {
+            line.mono_spans.clear();
+        }
+    }
     let usual_gap = usual_line_gap(&lines, body);
     let region_right: BTreeMap<usize, f64> = lines.iter().fold(BTreeMap::new(), |mut right, line| {
         let entry = right.entry(line.region).or_insert(f64::MIN);
         *entry = entry.max(line.bbox.x1);
         right
     });
+    let mut kinds: Vec<Kind> = lines.iter().map(|line| line_kind(line, body)).collect();
+    let mut run_start = 0;
+    for index in 1..=lines.len() {
+        let linked =
+            index < lines.len() && continues_paragraph(&lines[index - 1], &lines[index], usual_gap, &region_right);
+        if !linked {
+            if is_prose(&lines[run_start..index]) {
+                for kind in &mut kinds[run_start..index] {
+                    if *kind == Kind::Heading {
+                        *kind = Kind::Paragraph;
+                    }
+                }
+            }
+            run_start = index;
+        }
+    }
     let mut blocks: Vec<PdfBlock> = Vec::new();
-    for line in lines {
-        let kind = line_kind(&line, body);
+    for (line, kind) in lines.into_iter().zip(kinds) {
+        let kind = match blocks.last() {
+            Some(block) if kind == Kind::Paragraph && is_code_in_context(block, &line, usual_gap) => Kind::Code,
+            _ => kind,
+        };
         let continues = blocks
             .last()
             .is_some_and(|block| continues_block(block, &line, kind, usual_gap, &region_right));
@@ -280,6 +158,39 @@ pub(super) fn group(lines: Vec<ReadLine>) -> Vec<PdfBlock> {
     }
     assign_heading_levels(&mut blocks);
     blocks
+}
+
+/// Whether `run`, lines that each continue the one above (see [`continues_paragraph`]), is
+/// running text rather than a heading that wraps: it has more lines than a heading, or a sentence
+/// ends at the end of one of its lines.
+fn is_prose(run: &[ReadLine]) -> bool {
+    run.len() > HEADING_MAX_LINES
+        || (run.len() > 1
+            && run
+                .iter()
+                .any(|line| line.text.ends_with(['.', '!', '?', ':', ';', ','])))
+}
+
+/// A line is full when it ends within this many font sizes of its region's right edge.
+const FULL_LINE_EM: f64 = 1.0;
+
+/// Whether `next` continues the paragraph of `line`: `line` is full (its text ran on to the
+/// next line rather than ending), `next` is close below it in the same region and both are in
+/// the same font (size, weight and monospacing). A run of such lines that reads as running text
+/// ([`is_prose`]) is a paragraph whatever its size: a heading ends before the margin, is
+/// followed by text in another font, or wraps once or twice without ending a sentence.
+fn continues_paragraph(line: &ReadLine, next: &ReadLine, usual_gap: f64, region_right: &BTreeMap<usize, f64>) -> bool {
+    if line.region != next.region {
+        return false;
+    }
+    let right = region_right.get(&line.region).copied().unwrap_or(line.bbox.x1);
+    let full = line.bbox.x1 >= right - FULL_LINE_EM * line.size;
+    let same_font = (line.size - next.size).abs() < 0.5
+        && (line.bold_share >= 0.5) == (next.bold_share >= 0.5)
+        && (line.mono_share >= 0.5) == (next.mono_share >= 0.5);
+    let gap = next.bbox.y0 - line.bbox.y1;
+    let close = gap > -line.size && gap <= usual_gap.max(0.25 * line.size) + PARAGRAPH_GAP_EM * line.size;
+    full && same_font && close
 }
 
 /// Extra space between two lines, beyond the usual line gap, that ends a paragraph, in font sizes.
@@ -304,6 +215,12 @@ fn usual_line_gap(lines: &[ReadLine], body: BodyStyle) -> f64 {
     gaps[gaps.len() / 2]
 }
 
+/// Whether `line` (of kind `kind` on its own) continues `block`.
+///
+/// A monospaced line continues a paragraph or list item as inline code when it continues its
+/// sentence: close below a line that does not end one (`.`, `!`, `?`, `:`), and not indented
+/// past the text's left edge. A block of code is set apart, by space above it, by indentation
+/// or after a sentence that ends, and is fenced.
 fn continues_block(
     block: &PdfBlock,
     line: &ReadLine,
@@ -325,6 +242,7 @@ fn continues_block(
     }
     let gap = line.bbox.y0 - prev.bbox.y1;
     let close = gap <= usual_gap + PARAGRAPH_GAP_EM * prev.size.max(line.size) && gap > -prev.size;
+    let left = block.lines.iter().map(|l| l.bbox.x0).fold(f64::MAX, f64::min);
     match (block.kind, kind) {
         (Kind::Code, Kind::Code) => close,
         (Kind::Heading, Kind::Heading) => {
@@ -333,7 +251,6 @@ fn continues_block(
             close && same_style && block.lines.len() < HEADING_MAX_LINES
         }
         (Kind::Paragraph, Kind::Paragraph) => {
-            let left = block.lines.iter().map(|l| l.bbox.x0).fold(f64::MAX, f64::min);
             let indented =
                 line.bbox.x0 > prev.bbox.x0 + INDENT_EM * line.size && prev.bbox.x0 <= left + 0.1 * line.size;
             let right = region_right.get(&line.region).copied().unwrap_or(prev.bbox.x1);
@@ -346,9 +263,58 @@ fn continues_block(
             let marker_x = block.lines[0].bbox.x0;
             close && similar_size && line.bbox.x0 > marker_x + 0.3 * line.size
         }
+        (Kind::Paragraph | Kind::ListItem { .. }, Kind::Code) => {
+            let open_sentence = !prev.text.ends_with(['.', '!', '?', ':']);
+            let text_left = match block.kind {
+                Kind::Paragraph => left,
+                // The item's text hangs right of its marker: at its second line, when it has one.
+                _ => block
+                    .lines
+                    .get(1)
+                    .map_or(block.lines[0].bbox.x0 + INLINE_ITEM_HANG_EM * line.size, |l| l.bbox.x0),
+            };
+            let marker_x = block.lines[0].bbox.x0;
+            let under_text = line.bbox.x0 <= text_left + INLINE_CODE_INDENT_EM * line.size
+                && (block.kind == Kind::Paragraph || line.bbox.x0 > marker_x + 0.3 * line.size);
+            close && similar_size && open_sentence && under_text
+        }
         _ => false,
     }
 }
+
+/// Whether `line`, a line of mixed fonts after `block`, is a line of code: it starts in a
+/// monospaced font and either continues the code block above (close below it, not left of it)
+/// or is set apart as code starts are (indented [`CODE_INDENT_EM`] past the text above, at
+/// least [`MIXED_CODE_SHARE`] monospaced). Listings comment their code in the text font
+/// (`x <- 1  # the count`), which makes such lines too mixed to be code by their share alone.
+fn is_code_in_context(block: &PdfBlock, line: &ReadLine, usual_gap: f64) -> bool {
+    let Some(prev) = block.lines.last() else { return false };
+    let starts_mono = line.mono_spans.first().is_some_and(|span| span.start == 0);
+    if !starts_mono || prev.region != line.region {
+        return false;
+    }
+    let left = block.lines.iter().map(|l| l.bbox.x0).fold(f64::MAX, f64::min);
+    let gap = line.bbox.y0 - prev.bbox.y1;
+    let close = gap <= usual_gap + PARAGRAPH_GAP_EM * prev.size.max(line.size) && gap > -prev.size;
+    if block.kind == Kind::Code {
+        return close && line.bbox.x0 >= left - INLINE_CODE_INDENT_EM * line.size;
+    }
+    line.mono_share >= MIXED_CODE_SHARE && line.bbox.x0 >= left + CODE_INDENT_EM * line.size
+}
+
+/// A line that starts in a monospaced font and is indented this many font sizes past the text
+/// above it starts code (Texinfo indents examples by 0.4 in, 2.6 font sizes of its 11 pt text).
+const CODE_INDENT_EM: f64 = 2.0;
+
+/// The share of monospaced letters and digits a line set apart that way needs to start code.
+const MIXED_CODE_SHARE: f64 = 0.3;
+
+/// A monospaced line indented more than this many font sizes past the text it follows is set
+/// apart from it: code, not a word of its sentence.
+const INLINE_CODE_INDENT_EM: f64 = 0.5;
+
+/// Where a one-line list item's text is taken to start, in font sizes right of its marker.
+const INLINE_ITEM_HANG_EM: f64 = 2.5;
 
 /// Heading levels by style rank: the largest heading size is level 1, the next level 2, and so
 /// on (bold before regular at one size), level 6 for the sixth style and below.
@@ -454,28 +420,12 @@ impl Hyphenation {
 
 #[cfg(test)]
 mod tests {
+    use super::super::layout::Rect;
+    use super::super::lines::tests::{line, mono};
     use super::*;
-
-    fn line(text: &str, y0: f64, x0: f64, size: f64) -> ReadLine {
-        ReadLine {
-            page: 1,
-            region: 0,
-            bbox: Rect::new(x0, y0, x0 + 300.0, y0 + size),
-            text: text.to_owned(),
-            size,
-            bold_share: 0.0,
-            mono_share: 0.0,
-            mono_advance: None,
-        }
-    }
 
     fn kinds(blocks: &[PdfBlock]) -> Vec<(Kind, usize)> {
         blocks.iter().map(|b| (b.kind, b.lines.len())).collect()
-    }
-
-    #[test]
-    fn clean_text_collapses_space_and_spells_out_ligatures() {
-        assert_eq!(clean_text("  e\u{fb03}cient\t\u{0}  \u{a0}ﬁle "), "efficient file");
     }
 
     #[test]
@@ -569,8 +519,7 @@ mod tests {
 
     #[test]
     fn monospaced_lines_are_code_unless_the_body_is_monospaced() {
-        let mut code = line("let x = 1;", 100.0, 72.0, 10.0);
-        code.mono_share = 1.0;
+        let code = mono("let x = 1;", 100.0, 72.0, 10.0);
         let mut code2 = code.clone();
         code2.bbox = Rect::new(84.0, 112.0, 300.0, 122.0);
         let prose = line("Some prose around the code that is the body", 130.0, 72.0, 10.0);
@@ -583,6 +532,88 @@ mod tests {
                 ..code.clone()
             })
             .collect();
-        assert_eq!(kinds(&group(body)), [(Kind::Paragraph, 3)]);
+        let blocks = group(body);
+        assert_eq!(kinds(&blocks), [(Kind::Paragraph, 3)]);
+        assert!(
+            blocks[0].lines.iter().all(|l| l.mono_spans.is_empty()),
+            "no inline code either"
+        );
+    }
+
+    #[test]
+    fn a_line_that_continues_a_paragraph_is_never_a_heading() {
+        // Body text at 10 pt, then a passage at 12 pt (large enough for a heading) whose full lines
+        // run on into the next in the same font, and a bold heading that wraps once.
+        let mut lines: Vec<ReadLine> = (0..6)
+            .map(|i| {
+                line(
+                    "Body text that sets the body size of the page at ten points",
+                    60.0 + 12.0 * f64::from(i),
+                    72.0,
+                    10.0,
+                )
+            })
+            .collect();
+        for (i, text) in [
+            "A larger passage that fills its line",
+            "and the next one too, then ends",
+            "its sentence.",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut l = line(text, 150.0 + 14.0 * i as f64, 72.0, 12.0);
+            if i == 2 {
+                l.bbox.x1 = 160.0;
+            }
+            lines.push(l);
+        }
+        for (i, text) in ["2. A bold heading long enough to wrap onto", "a second line"]
+            .iter()
+            .enumerate()
+        {
+            let mut l = line(text, 220.0 + 14.0 * i as f64, 72.0, 12.0);
+            l.bold_share = 1.0;
+            if i == 1 {
+                l.bbox.x1 = 150.0;
+            }
+            lines.push(l);
+        }
+        lines.push(line("More body text under the heading.", 260.0, 72.0, 10.0));
+        let blocks = group(lines);
+        assert_eq!(
+            kinds(&blocks),
+            [
+                (Kind::Paragraph, 6),
+                (Kind::Paragraph, 3),
+                (Kind::Heading, 2),
+                (Kind::Paragraph, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_monospaced_line_is_inline_only_where_it_continues_the_sentence_under_its_text() {
+        let prose = |text: &str, y: f64| line(text, y, 72.0, 10.0);
+        let blocks = group(vec![
+            prose("Run the tests with", 100.0),
+            mono("make check", 112.0, 72.0, 10.0),
+            prose("before you push.", 124.0),
+            // After a sentence that ends, or indented: set apart.
+            prose("Build it first:", 150.0),
+            mono("make", 162.0, 72.0, 10.0),
+            prose("and then unpack it with", 190.0),
+            mono("tar -xf r.tar.gz", 202.0, 100.0, 10.0),
+        ]);
+        assert_eq!(
+            kinds(&blocks),
+            [
+                (Kind::Paragraph, 3),
+                (Kind::Paragraph, 1),
+                (Kind::Code, 1),
+                (Kind::Paragraph, 1),
+                (Kind::Code, 1)
+            ]
+        );
     }
 }

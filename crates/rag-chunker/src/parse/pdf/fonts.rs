@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use lopdf::{Dictionary, Document, Object};
 
 use super::glyphs;
+use super::standard_widths::{self, Metrics};
 
 /// What the reader needs of one font.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,6 +61,7 @@ impl Font {
         let descriptor = deref(doc, descriptor_owner.get(b"FontDescriptor").ok()).and_then(|o| o.as_dict().ok());
         let base_font = name_of(doc, dict.get(b"BaseFont").ok()).unwrap_or_default();
         let base_name = String::from_utf8_lossy(strip_subset(&base_font)).to_lowercase();
+        let standard = standard_metrics(strip_subset(&base_font));
         let flags = descriptor
             .and_then(|d| number(doc, d.get(b"Flags").ok()))
             .unwrap_or(0.0) as i64;
@@ -94,7 +96,7 @@ impl Font {
             .and_then(|o| o.as_stream().ok())
             .and_then(|s| s.decompressed_content_with_limit(stream_limit).ok())
             .map(|bytes| ToUnicode::parse(&bytes));
-        let (widths, default_width) = if two_byte {
+        let (mut widths, default_width) = if two_byte {
             descendant.map_or((BTreeMap::new(), 1000.0), |d| cid_widths(doc, d))
         } else {
             let missing = descriptor
@@ -103,7 +105,18 @@ impl Font {
             let fallback = if mono { 600.0 } else { 500.0 } * unit;
             (simple_widths(doc, dict), missing.unwrap_or(fallback))
         };
-        let encoding = (!two_byte).then(|| Box::new(simple_encoding(doc, dict, descriptor, stream_limit)));
+        let encoding = (!two_byte).then(|| Box::new(simple_encoding(doc, dict, descriptor, standard, stream_limit)));
+        // A standard font may be drawn without `/Widths` (fpdf2 and reportlab write none): its
+        // codes take their glyphs' widths from the font's metrics, through its encoding.
+        if let (Some(metrics), Some(encoding)) = (standard, &encoding)
+            && !is_type3
+        {
+            for code in 0..=255u8 {
+                widths
+                    .entry(u32::from(code))
+                    .or_insert_with(|| f64::from(metrics.width(code, encoding[usize::from(code)])));
+            }
+        }
         Font {
             two_byte,
             to_unicode,
@@ -167,11 +180,83 @@ const MONO_NAMES: &[&str] = &[
     "menlo",
     "inconsolata",
     "cmtt",
+    // Slanted and italic typewriter (Texinfo's `@var` inside code), and their EC twins.
+    "cmsltt",
+    "cmitt",
     "sftt",
+    "sfsltt",
+    "sfitt",
     "lmmono",
     "txtt",
     "code",
 ];
+
+impl Metrics {
+    /// The width of `code`, which the font's encoding maps to `c`: the width of the code in the
+    /// font's own encoding when that is where `c` comes from, else of the glyph for `c`.
+    fn width(&self, code: u8, c: char) -> u16 {
+        if let Some((chars, widths)) = self.builtin
+            && chars[usize::from(code)] == c
+            && widths[usize::from(code)] > 0
+        {
+            return widths[usize::from(code)];
+        }
+        self.widths
+            .binary_search_by_key(&c, |&(glyph, _)| glyph)
+            .map_or(self.missing, |i| self.widths[i].1)
+    }
+}
+
+/// The metrics of the standard font a font's name stands for: one of the 14 by its own name, or
+/// the names PDF writers and viewers take for them (`Arial,Bold`, `ArialMT`,
+/// `TimesNewRomanPS-BoldMT`, `CourierNew,Italic`: Arial and Times New Roman have the widths of
+/// Helvetica and Times).
+fn standard_metrics(name: &[u8]) -> Option<&'static Metrics> {
+    if let Some(metrics) = standard_widths::metrics(name) {
+        return Some(metrics);
+    }
+    const FAMILIES: &[(&str, &str)] = &[
+        ("timesnewromanpsmt", "Times"),
+        ("timesnewromanps", "Times"),
+        ("timesnewroman", "Times"),
+        ("times", "Times"),
+        ("couriernewpsmt", "Courier"),
+        ("couriernewps", "Courier"),
+        ("couriernew", "Courier"),
+        ("courier", "Courier"),
+        ("arialmt", "Helvetica"),
+        ("arial", "Helvetica"),
+        ("helvetica", "Helvetica"),
+    ];
+    let lower = String::from_utf8_lossy(name).to_ascii_lowercase();
+    let &(prefix, family) = FAMILIES.iter().find(|(prefix, _)| lower.starts_with(prefix))?;
+    let style: String = lower[prefix.len()..]
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let (bold, italic) = match style.strip_suffix("mt").unwrap_or(&style) {
+        "" | "roman" | "regular" => (false, false),
+        "bold" => (true, false),
+        "italic" | "oblique" => (false, true),
+        "bolditalic" | "boldoblique" => (true, true),
+        _ => return None,
+    };
+    let standard = match (family, bold, italic) {
+        ("Times", false, false) => "Times-Roman".to_owned(),
+        ("Times", _, _) => format!(
+            "Times-{}{}",
+            if bold { "Bold" } else { "" },
+            if italic { "Italic" } else { "" }
+        ),
+        (_, false, false) => family.to_owned(),
+        _ => format!(
+            "{family}-{}{}",
+            if bold { "Bold" } else { "" },
+            if italic { "Oblique" } else { "" }
+        ),
+    };
+    standard_widths::metrics(standard.as_bytes())
+}
 
 /// A subset font's name without its `ABCDEF+` tag.
 fn strip_subset(name: &[u8]) -> &[u8] {
@@ -250,8 +335,15 @@ fn cid_widths(doc: &Document, dict: &Dictionary) -> (BTreeMap<u32, f64>, f64) {
 }
 
 /// A simple font's characters by code: its base encoding (named, or the Type 1 program's own, or
-/// the standard one) with its `/Differences` applied.
-fn simple_encoding(doc: &Document, dict: &Dictionary, descriptor: Option<&Dictionary>, limit: usize) -> [char; 256] {
+/// a standard font's own: Symbol's, ZapfDingbats', else the standard one) with its
+/// `/Differences` applied.
+fn simple_encoding(
+    doc: &Document,
+    dict: &Dictionary,
+    descriptor: Option<&Dictionary>,
+    standard: Option<&Metrics>,
+    limit: usize,
+) -> [char; 256] {
     let encoding = deref(doc, dict.get(b"Encoding").ok());
     let base_name = match encoding {
         Some(Object::Name(name)) => Some(name.as_slice()),
@@ -266,6 +358,7 @@ fn simple_encoding(doc: &Document, dict: &Dictionary, descriptor: Option<&Dictio
         None if subtype.as_deref() == Some(b"TrueType".as_slice()) => glyphs::WIN_ANSI,
         None => descriptor
             .and_then(|d| builtin_encoding(doc, d, limit))
+            .or_else(|| standard.and_then(|m| m.builtin).map(|(chars, _)| *chars))
             .unwrap_or(glyphs::STANDARD),
     };
     if let Some(Object::Dictionary(d)) = encoding

@@ -77,20 +77,26 @@ impl Segment {
     /// The segment's text: its runs left to right, a space where the gap between two runs is wider
     /// than a fifth of the font size and neither run brings its own.
     pub(super) fn text(&self) -> String {
-        let mut text = String::new();
+        self.pieces().into_iter().map(|(text, _)| text).collect()
+    }
+
+    /// The segment's text as [`Segment::text`] gives it, in pieces: each run's text with whether
+    /// its font is monospaced, and the spaces put between runs (never monospaced: they are ours).
+    pub(super) fn pieces(&self) -> Vec<(&str, bool)> {
+        let mut pieces: Vec<(&str, bool)> = Vec::with_capacity(self.runs.len());
         let mut previous: Option<&TextRun> = None;
         for run in &self.runs {
             if let Some(prev) = previous {
                 let gap = run.bbox.x0 - prev.bbox.x1;
-                let spaced = text.ends_with(char::is_whitespace) || run.text.starts_with(char::is_whitespace);
+                let spaced = prev.text.ends_with(char::is_whitespace) || run.text.starts_with(char::is_whitespace);
                 if !spaced && gap > WORD_GAP_EM * prev.size.max(run.size) {
-                    text.push(' ');
+                    pieces.push((" ", false));
                 }
             }
-            text.push_str(&run.text);
+            pieces.push((&run.text, run.mono));
             previous = Some(run);
         }
-        text
+        pieces
     }
 }
 
@@ -108,9 +114,10 @@ const SAME_LINE_SHARE: f64 = 0.5;
 
 /// The lines of a page cut into segments, lines top to bottom, segments left to right.
 ///
-/// Runs sorted by vertical centre are clustered by their overlap with the first run of each line,
-/// so a line never drifts into the next one by chaining; inside a line runs are ordered by their
-/// left edge.
+/// Runs sorted by vertical centre are clustered by their overlap with the largest run of each line
+/// so far (its first run among those of the largest size), so a line never drifts into the next
+/// one by chaining and a superscript that opens a line (a footnote's mark) does not decide which
+/// runs share its baseline; inside a line runs are ordered by their left edge.
 pub(super) fn segments(page: &PageText) -> Vec<Segment> {
     let mut runs: Vec<&TextRun> = page
         .runs
@@ -124,15 +131,23 @@ pub(super) fn segments(page: &PageText) -> Vec<Segment> {
             .then(a.bbox.x0.total_cmp(&b.bbox.x0))
     });
     let mut lines: Vec<Vec<&TextRun>> = Vec::new();
+    let mut anchor: Option<&TextRun> = None;
     for run in runs {
-        let joins = lines.last().is_some_and(|line| {
-            let first = line[0];
-            let overlap = first.bbox.y1.min(run.bbox.y1) - first.bbox.y0.max(run.bbox.y0);
-            overlap >= SAME_LINE_SHARE * first.bbox.height().min(run.bbox.height())
+        let joins = anchor.is_some_and(|anchor| {
+            let overlap = anchor.bbox.y1.min(run.bbox.y1) - anchor.bbox.y0.max(run.bbox.y0);
+            overlap >= SAME_LINE_SHARE * anchor.bbox.height().min(run.bbox.height())
         });
         match lines.last_mut() {
-            Some(line) if joins => line.push(run),
-            _ => lines.push(vec![run]),
+            Some(line) if joins => {
+                line.push(run);
+                if anchor.is_some_and(|a| run.size > a.size) {
+                    anchor = Some(run);
+                }
+            }
+            _ => {
+                lines.push(vec![run]);
+                anchor = Some(run);
+            }
         }
     }
     let mut out = Vec::new();
@@ -386,6 +401,21 @@ pub(super) mod tests {
             run("Next line", 70.0, 114.0, 10.0),
         ]);
         assert_eq!(ordered_texts(&p), ["Hello world2", "Next line"]);
+    }
+
+    #[test]
+    fn a_footnote_mark_that_opens_a_line_does_not_split_it() {
+        // The mark is raised and small; a word of the note set in another font sits a little
+        // lower than the note's text, too low to overlap the mark by half.
+        let mut code = run("http:", 152.0, 703.0, 9.0);
+        code.bbox.y0 = 704.0;
+        let p = page(vec![
+            run("2", 72.0, 697.0, 6.0),
+            run("for some clients", 78.0, 700.0, 9.0),
+            code,
+            run("may appear to work.", 177.0, 700.0, 9.0),
+        ]);
+        assert_eq!(ordered_texts(&p), ["2 for some clients http: may appear to work."]);
     }
 
     #[test]

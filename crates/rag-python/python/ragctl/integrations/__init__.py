@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Dict, Iterable, List, Literal, Union
 
-from ragctl._native import Chunk, detect_document_type
-from rag_core.errors import ParseError
+from ragctl._native import Chunk, walk_files
 
 __all__ = ["chunk_metadata", "char_offsets", "supported_files"]
 
@@ -26,38 +26,29 @@ DocumentTypeName = Literal["markdown", "text", "ocr", "html", "docx", "pdf"]
 """The document types the drop-ins take, as ``ragctl chunk --type`` names them."""
 
 
-def supported_files(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
-    """The files ``ragctl chunk`` would chunk for ``paths``: a file named is taken whatever its
-    extension (its type is detected when it is read); a directory is walked recursively, in
-    sorted order, skipping hidden names (a leading ``.``) and files of an unsupported type, and
-    not following links to directories. A path that does not exist is a ``FileNotFoundError``."""
+def supported_files(
+    paths: Union[PathLike, Iterable[PathLike]],
+    *,
+    all_files: bool = False,
+    ignore_files: bool = True,
+    hidden: bool = False,
+) -> List[str]:
+    """The files ``ragctl chunk`` would chunk for ``paths``, by the same walk: a file named is
+    taken whatever its extension (its type is detected when it is read); a directory is walked
+    recursively in sorted order, as ripgrep walks it: ``.gitignore``, ``.ignore`` and git's
+    exclude files honoured (``ignore_files=False`` is ``--no-ignore``), hidden names skipped
+    (``hidden=True`` is ``--hidden``), files of an unsupported type skipped (``all_files=True``
+    takes them, as ``--type`` does), links to directories not followed, each file once. A path
+    that does not exist is a ``FileNotFoundError``, a directory that cannot be read an
+    ``OSError``; a broken symbolic link inside a directory is a ``RuntimeWarning``."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    files: List[str] = []
-    for path in paths:
-        path = os.fspath(path)
-        if os.path.isdir(path):
-            files.extend(_walk(path))
-        elif os.path.exists(path):
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"{path}: cannot read: no such file or directory")
-    return files
-
-
-def _walk(root: str) -> List[str]:
-    found: List[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.startswith("."):
-                continue
-            try:
-                detect_document_type(name)
-            except ParseError:
-                continue
-            found.append(os.path.join(dirpath, name))
-    return found
+    files, broken_links = walk_files(
+        [os.fspath(path) for path in paths], all_files=all_files, ignore_files=ignore_files, hidden=hidden
+    )
+    for message in broken_links:
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+    return [path for path, _name in files]
 
 
 def chunk_metadata(chunk: Chunk) -> Dict[str, Any]:

@@ -33,7 +33,7 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-from ragctl._native import Chunk, HeadingAwareChunker, RequestContext
+from ragctl._native import Chunk, HeadingAwareChunker, ParseOptions, RequestContext
 from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 from rag_chunker.tokens import TokenCounter
 
@@ -83,6 +83,8 @@ class RagctlTextSplitter(TextSplitter):
             chunks carry their ``heading_path`` either way).
         add_start_index: add ``start_index``, the chunk's character offset in the text.
         tenant_id: the tenant the chunks belong to.
+        parse_options: how the text is parsed (:class:`rag_chunker.ParseOptions`: HTML site
+            chrome kept, ...; default ``ragctl chunk``'s).
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class RagctlTextSplitter(TextSplitter):
         include_headings: bool = True,
         add_start_index: bool = False,
         tenant_id: str = "langchain",
+        parse_options: Optional[ParseOptions] = None,
     ) -> None:
         self._chunker = HeadingAwareChunker(
             max_tokens, overlap_tokens, token_counter, fold_headings=fold_headings
@@ -111,10 +114,11 @@ class RagctlTextSplitter(TextSplitter):
         self._document_type = document_type
         self._include_headings = include_headings
         self._ctx = RequestContext(tenant_id)
+        self._parse_options = parse_options
 
     def _chunks(self, text: str, source: str) -> List[Chunk]:
         chunks = self._chunker.chunk_text_blocking(
-            self._ctx, text, source_uri=source, document_type=self._document_type
+            self._ctx, text, source_uri=source, document_type=self._document_type, options=self._parse_options
         )
         if self._include_headings:
             return chunks
@@ -162,7 +166,8 @@ class RagctlLoader(BaseLoader):
 
     Args:
         paths: files and directories; a directory is walked as ``ragctl chunk`` walks it
-            (sorted, hidden names and unsupported types skipped).
+            (:func:`ragctl.integrations.supported_files`: sorted, ``.gitignore`` honoured, hidden
+            names and unsupported types skipped; with ``document_type``, every file is taken).
         max_tokens: the most tokens a chunk may have.
         overlap_tokens: about how many tokens a body chunk repeats from the previous one of its
             section (default 64, or ``max_tokens // 8`` when that is smaller).
@@ -173,6 +178,8 @@ class RagctlLoader(BaseLoader):
         include_headings: whether a heading chunk that could not fold is a document of its own.
         tenant_id: the tenant the chunks belong to.
         corpus_id: the corpus the files belong to.
+        parse_options: how files are read and parsed (:class:`rag_chunker.ParseOptions`: HTML
+            site chrome kept, the size limit, the PDF limits; default ``ragctl chunk``'s).
 
     Each ``Document`` has the chunk's text as ``page_content``, the chunk id as ``id``, and as
     metadata ``source`` (the path as given) and :func:`ragctl.integrations.chunk_metadata`
@@ -192,8 +199,10 @@ class RagctlLoader(BaseLoader):
         include_headings: bool = True,
         tenant_id: str = "langchain",
         corpus_id: str = "local",
+        parse_options: Optional[ParseOptions] = None,
     ) -> None:
         self._paths = paths
+        self._parse_options = parse_options
         self._chunker = HeadingAwareChunker(max_tokens, overlap_tokens, token_counter, fold_headings=fold_headings)
         self._document_type = document_type
         self._include_headings = include_headings
@@ -202,9 +211,13 @@ class RagctlLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         """The chunks of each file, file by file, in document order."""
-        for path in supported_files(self._paths):
+        for path in supported_files(self._paths, all_files=self._document_type is not None):
             chunks = self._chunker.chunk_file_blocking(
-                self._ctx, path, document_type=self._document_type, corpus_id=self._corpus_id
+                self._ctx,
+                path,
+                document_type=self._document_type,
+                corpus_id=self._corpus_id,
+                options=self._parse_options,
             )
             for chunk in chunks:
                 if not self._include_headings and chunk.metadata.get("kind") == "heading":

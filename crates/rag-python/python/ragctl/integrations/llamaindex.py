@@ -38,7 +38,7 @@ from llama_index.core.node_parser import NodeParser
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
-from ragctl._native import Chunk, HeadingAwareChunker, ParsedDocument, RequestContext, parse_file
+from ragctl._native import Chunk, HeadingAwareChunker, ParsedDocument, ParseOptions, RequestContext, parse_file
 from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 
 __all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser", "RagctlReader"]
@@ -60,7 +60,9 @@ about."""
 
 class RagctlNodeParser(NodeParser):
     """Parses documents into nodes along their headings; each node's embedding and LLM text
-    (metadata included) is within ``max_tokens`` tokens."""
+    (metadata included) is within ``max_tokens`` tokens. ``parse_options``
+    (:class:`rag_chunker.ParseOptions`, a keyword of the constructor) sets how the text is parsed
+    (HTML site chrome kept, ...)."""
 
     max_tokens: int = Field(
         default=512, description="The most tokens of a node's embedding or LLM text, metadata included.", gt=0
@@ -82,9 +84,13 @@ class RagctlNodeParser(NodeParser):
 
     _chunker: HeadingAwareChunker = PrivateAttr()
     _offsets: Dict[str, Tuple[int, int]] = PrivateAttr(default_factory=dict)
+    _parse_options: Optional[ParseOptions] = PrivateAttr(default=None)
 
-    def __init__(self, token_counter: Optional[Any] = None, **data: Any) -> None:
+    def __init__(
+        self, token_counter: Optional[Any] = None, parse_options: Optional[ParseOptions] = None, **data: Any
+    ) -> None:
         super().__init__(**data)
+        self._parse_options = parse_options
         self._chunker = HeadingAwareChunker(
             self.max_tokens, self.overlap_tokens, token_counter, fold_headings=self.fold_headings
         )
@@ -110,7 +116,7 @@ class RagctlNodeParser(NodeParser):
             node,
             text,
             lambda chunker: chunker.chunk_text_blocking(
-                ctx, text, source_uri=node.node_id, document_type=self.document_type
+                ctx, text, source_uri=node.node_id, document_type=self.document_type, options=self._parse_options
             ),
         )
 
@@ -222,7 +228,9 @@ class RagctlReader(BaseReader):
     :class:`RagctlNodeParser`'s nodes are; its metadata is the file's (``file_path``, and what
     ``extra_info`` adds) and :func:`ragctl.integrations.chunk_metadata`, ``provenance``
     included, the bookkeeping keys left out of the embedding and LLM text. A file that cannot be
-    read or parsed raises a ``ParseError`` naming it.
+    read or parsed raises a ``ParseError`` naming it. Directories are walked as ``ragctl chunk``
+    walks them (:func:`ragctl.integrations.supported_files`); ``parse_options``
+    (:class:`rag_chunker.ParseOptions`) sets how files are read and parsed.
     """
 
     def __init__(
@@ -236,8 +244,10 @@ class RagctlReader(BaseReader):
         include_headings: bool = True,
         tenant_id: str = "llamaindex",
         corpus_id: str = "local",
+        parse_options: Optional[ParseOptions] = None,
     ) -> None:
         super().__init__()
+        self._parse_options = parse_options
         self._parser = RagctlNodeParser(
             token_counter=token_counter,
             max_tokens=max_tokens,
@@ -256,8 +266,10 @@ class RagctlReader(BaseReader):
         documents; ``extra_info`` is added to every document's metadata."""
         ctx = RequestContext(self._parser.tenant_id)
         documents: List[Document] = []
-        for path in supported_files(file):
-            parsed: ParsedDocument = parse_file(ctx, path, document_type=self._document_type, corpus_id=self._corpus_id)
+        for path in supported_files(file, all_files=self._document_type is not None):
+            parsed: ParsedDocument = parse_file(
+                ctx, path, document_type=self._document_type, corpus_id=self._corpus_id, options=self._parse_options
+            )
             base = Document(
                 text="",
                 id_=parsed.document.id,

@@ -20,8 +20,10 @@ or compose the steps with your own pipeline::
 Each output row is one chunk with the chunk's fields as columns (see :data:`CHUNK_SCHEMA`) and
 ``json``, the chunk's JSON line, byte for byte what ``ragctl chunk --format jsonl`` writes for
 the same file, id prefix and settings. Files are chunked as ``ragctl chunk`` chunks them, with
-the same ids when ``id_prefix`` is the path ``ragctl`` was given; unlike ``ragctl``, the reader
-does not skip hidden files or honour ``.gitignore``. See ``docs/ray.md``.
+the same ids when ``id_prefix`` is the path ``ragctl`` was given. A local directory is walked
+by ``ragctl chunk``'s own walk (``.gitignore`` honoured, hidden names skipped); on another
+filesystem, where there is no ``.gitignore`` to read, hidden names and unsupported types are
+skipped by the same rules. See ``docs/ray.md``.
 
 Requires ``ray[data]`` and ``pyarrow`` (``pip install "ragctl[ray]"``).
 """
@@ -37,7 +39,16 @@ import pyarrow.fs as pafs
 import ray.data
 from ray.data.datasource import BlockBasedFileDatasink
 
-from ragctl._native import HeadingAwareChunker, RequestContext, TiktokenCounter, detect_document_type
+from ragctl._native import (
+    HeadingAwareChunker,
+    ParseOptions,
+    RequestContext,
+    TiktokenCounter,
+    detect_document_type,
+    path_uri,
+    supported_suffixes,
+    walk_files,
+)
 from rag_core.errors import ParseError
 
 __all__ = [
@@ -50,7 +61,7 @@ __all__ = [
     "write_chunks",
 ]
 
-SUPPORTED_SUFFIXES = [".md", ".markdown", ".txt", ".text", ".ocr.json", ".html", ".htm", ".xhtml", ".docx", ".pdf"]
+SUPPORTED_SUFFIXES = supported_suffixes()
 """The file names the reader takes from a directory (case-insensitive), as ``ragctl chunk`` does."""
 
 CHUNK_SCHEMA = pa.schema(
@@ -79,26 +90,9 @@ def _strip_scheme(path: str) -> str:
     return rest if sep else path
 
 
-def _path_uri(path: str) -> str:
-    """A path as ``ragctl chunk`` names it in chunk ids: every ``%`` written ``%25``, and every
-    byte that is not UTF-8 (a lone surrogate of Python's ``surrogateescape``) written ``%XX``,
-    so that two different names never share an id."""
-    if "%" not in path and path.isprintable() and not any("\udc80" <= ch <= "\udcff" for ch in path):
-        return path
-    out = []
-    for ch in path:
-        if ch == "%":
-            out.append("%25")
-        elif "\udc80" <= ch <= "\udcff":
-            out.append(f"%{ord(ch) - 0xDC00:02X}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def _document_id(path: str, root: str, id_prefix: str) -> str:
     """``id_prefix`` joined with ``path`` relative to ``root``, with ``/`` separators, written as
-    ``ragctl chunk`` writes paths (:func:`_path_uri`)."""
+    ``ragctl chunk`` writes paths (:func:`rag_chunker.path_uri`)."""
     root = _strip_scheme(root).rstrip("/")
     path = _strip_scheme(path)
     if path.startswith(root + "/"):
@@ -107,7 +101,7 @@ def _document_id(path: str, root: str, id_prefix: str) -> str:
         relative = posixpath.basename(path)
     else:
         relative = path
-    return _path_uri(posixpath.join(id_prefix, relative) if id_prefix else relative)
+    return path_uri(posixpath.join(id_prefix, relative) if id_prefix else relative)
 
 
 def _is_supported(name: str) -> bool:
@@ -121,8 +115,10 @@ def _is_supported(name: str) -> bool:
 
 def _list_files(src: str) -> Tuple[pafs.FileSystem, str, List[str]]:
     """The filesystem of ``src``, ``src``'s path on it, and the files to chunk: ``src`` itself if
-    it is a file, else the supported files under it, hidden ones (a name starting with ``.``,
-    or inside such a directory) left out, sorted.
+    it is a file, else the supported files under it, sorted: on the local filesystem as
+    ``ragctl chunk`` walks it (``walk_files``: ``.gitignore`` honoured, hidden names skipped), on
+    another one the supported files, hidden ones (a name starting with ``.``, or inside such a
+    directory) left out.
 
     The listing is ours, not Ray's, because Ray's differs from ``ragctl chunk``'s: its
     extension filter cuts a name at ``?`` as if it were a URL's query (``What is RAG?.md`` has
@@ -137,6 +133,9 @@ def _list_files(src: str) -> Tuple[pafs.FileSystem, str, List[str]]:
         raise FileNotFoundError(f"{src}: cannot read: no such file or directory")
     if info.type != pafs.FileType.Directory:
         return filesystem, path, [path]
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        walked, _broken_links = walk_files([path])
+        return filesystem, path, sorted(found for found, _name in walked)
     files = []
     for entry in filesystem.get_file_info(pafs.FileSelector(path, recursive=True)):
         if entry.type != pafs.FileType.File:
@@ -161,6 +160,7 @@ def chunk_batch(
     tenant_id: str = "ragctl-local",
     corpus_id: str = "local",
     fold_headings: bool = False,
+    parse_options: Optional[ParseOptions] = None,
 ) -> pa.Table:
     """The chunks of a batch of files (columns ``bytes`` and ``path``, as
     ``ray.data.read_binary_files(..., include_paths=True)`` gives them), one row per chunk.
@@ -169,7 +169,8 @@ def chunk_batch(
     ``root``. A file that cannot be parsed or chunked raises, naming it. ``overlap_tokens``
     defaults to the library's rule (64, or ``max_tokens // 8`` when smaller), as ``ragctl chunk``;
     ``fold_headings=True`` is ``ragctl chunk --fold-headings`` (each heading folded into the first
-    body chunk of its section, for vector stores).
+    body chunk of its section, for vector stores); ``parse_options`` (:class:`rag_chunker.ParseOptions`)
+    are ``ragctl chunk``'s parse flags (``--keep-chrome``, ...).
     """
     chunker = HeadingAwareChunker(
         max_tokens, overlap_tokens, TiktokenCounter(encoding), fold_headings=fold_headings
@@ -182,7 +183,12 @@ def chunk_batch(
             continue
         uri = _document_id(path, root, prefix)
         for chunk in chunker.chunk_text_blocking(
-            ctx, data, source_uri=uri, document_type=detect_document_type(uri), corpus_id=corpus_id
+            ctx,
+            data,
+            source_uri=uri,
+            document_type=detect_document_type(uri),
+            corpus_id=corpus_id,
+            options=parse_options,
         ):
             span = chunk.span
             metadata = chunk.metadata
@@ -205,14 +211,15 @@ def chunk_batch(
 
 def read_chunks(src: Union[str, List[str]], *, id_prefix: Optional[str] = None, **options: Any) -> ray.data.Dataset:
     """A lazy Ray ``Dataset`` of the chunks of ``src``: a file, or the supported files under a
-    directory, as ``ragctl chunk`` walks it (hidden files and directories left out; ``.gitignore``
-    is not read), or a list of them on one filesystem, each file once. Each is a local path or
+    directory, as ``ragctl chunk`` walks it (see :func:`_list_files`: on the local filesystem
+    ``.gitignore`` is honoured), or a list of them on one filesystem, each file once. Each is a local path or
     a URL a pyarrow filesystem reads (``s3://``, ``gs://``, ...).
 
     A file's id is ``id_prefix`` joined with its path relative to ``src`` (for a list, their
     common directory); by default ``id_prefix`` is ``src`` as given, which makes the ids those
     of ``ragctl chunk SRC``. ``options`` are those of :func:`chunk_batch` (``max_tokens``,
-    ``overlap_tokens``, ``encoding``, ``tenant_id``, ``corpus_id``, ``fold_headings``)."""
+    ``overlap_tokens``, ``encoding``, ``tenant_id``, ``corpus_id``, ``fold_headings``,
+    ``parse_options``)."""
     sources = [src] if isinstance(src, str) else list(src)
     if not sources:
         raise ValueError("no source to chunk")
