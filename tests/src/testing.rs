@@ -28,8 +28,9 @@ impl TokenCounter for WordCounter {
 }
 
 /// Counts as `inner` and records what it was asked, with two faults a test can turn on: it can
-/// withhold or make the additivity promise ([`promising`](Self::promising)), and fail one call
-/// as a remote or model-file tokenizer can ([`failing_at`](Self::failing_at)).
+/// withhold or make the additivity promises ([`promising`](Self::promising),
+/// [`promising_spaces`](Self::promising_spaces)), and fail one call as a remote or model-file
+/// tokenizer can ([`failing_at`](Self::failing_at)).
 ///
 /// It counts the calls and the bytes of text it was handed, so a test can see how often and how
 /// much a chunker or packer counts. A counter with a failing call is named `flaky`, so its errors
@@ -40,7 +41,7 @@ impl TokenCounter for WordCounter {
 /// use rag_core::{TokenCounter, TokenizerError};
 ///
 /// let spy = SpyCounter::new(WordCounter).promising(true).failing_at(2);
-/// assert!(spy.splits_at_line_starts());
+/// assert!(spy.splits_at_line_starts() && spy.splits_at_spaces());
 /// assert_eq!(spy.count("two words"), Ok(2));
 /// assert_eq!(spy.count("three"), Err(TokenizerError::new("flaky", "call 2 refused")));
 /// assert_eq!(spy.count("four"), Ok(1));
@@ -50,6 +51,7 @@ impl TokenCounter for WordCounter {
 pub struct SpyCounter<C> {
     inner: C,
     promise: Option<bool>,
+    space_promise: Option<bool>,
     fail_at: Option<usize>,
     calls: AtomicUsize,
     bytes: AtomicUsize,
@@ -61,17 +63,29 @@ impl<C: TokenCounter> SpyCounter<C> {
         Self {
             inner,
             promise: None,
+            space_promise: None,
             fail_at: None,
             calls: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
         }
     }
 
-    /// Makes the additivity promise if `promise`, and withholds it otherwise, whatever `inner`
-    /// promises, so a test can run a chunker with and without it over the same counts.
+    /// Makes both additivity promises (at line starts and at spaces) if `promise`, and withholds
+    /// them otherwise, whatever `inner` promises, so a test can run a chunker with and without
+    /// them over the same counts.
     #[must_use]
     pub fn promising(mut self, promise: bool) -> Self {
         self.promise = Some(promise);
+        self.space_promise = Some(promise);
+        self
+    }
+
+    /// Makes the promise that counts add up at spaces if `promise`, and withholds it otherwise,
+    /// whatever [`promising`](Self::promising) or `inner` says: a test can then keep the
+    /// line-start promise alone.
+    #[must_use]
+    pub fn promising_spaces(mut self, promise: bool) -> Self {
+        self.space_promise = Some(promise);
         self
     }
 
@@ -114,5 +128,9 @@ impl<C: TokenCounter> TokenCounter for SpyCounter<C> {
 
     fn splits_at_line_starts(&self) -> bool {
         self.promise.unwrap_or_else(|| self.inner.splits_at_line_starts())
+    }
+
+    fn splits_at_spaces(&self) -> bool {
+        self.space_promise.unwrap_or_else(|| self.inner.splits_at_spaces())
     }
 }

@@ -28,6 +28,56 @@ fn long_section() -> String {
     text
 }
 
+/// Long prose: paragraphs of one to eighty sentences, so that some are over a 512-token budget,
+/// and the last paragraph of most chunks is a long one.
+fn long_prose() -> String {
+    let mut text = String::from("# Essay\n\n");
+    for i in 0..40 {
+        for s in 0..(i * 7 % 80 + 1) {
+            text.push_str(&format!(
+                "Sentence {s} of paragraph {i} says what prose says, at some length. "
+            ));
+        }
+        text.push_str("It ends.\n\n");
+    }
+    text
+}
+
+/// The bytes the chunker hands `counter` per byte of `text`, at 512/64.
+fn bytes_counted(text: &str, counter: SpyCounter<TiktokenCounter>) -> f64 {
+    let counter = Arc::new(counter);
+    let chunker = rag_chunker::HeadingAwareChunker::new(512, 64, counter.clone()).unwrap();
+    chunker.chunk_document(&invariants::ctx(), &parse_md(text)).unwrap();
+    counter.bytes() as f64 / text.len() as f64
+}
+
+#[test]
+fn with_both_promises_each_byte_is_counted_about_once() {
+    let text = long_prose();
+    let both = bytes_counted(&text, SpyCounter::new(TiktokenCounter::cl100k()).promising(true));
+    let lines = bytes_counted(
+        &text,
+        SpyCounter::new(TiktokenCounter::cl100k())
+            .promising(true)
+            .promising_spaces(false),
+    );
+    // The sentences of a paragraph over the budget are counted once (not the paragraph first),
+    // the last unit of a chunk is not counted again alone, and a chunk's sentences are summed.
+    assert!(both < 1.12, "{both:.3} bytes counted per byte");
+    assert!(
+        lines > 1.5,
+        "without the space promise, sentences are counted again: {lines:.3}"
+    );
+    for (max, overlap) in [(512, 64), (100, 20), (40, 0)] {
+        for promise in [false, true] {
+            let counter = SpyCounter::new(TiktokenCounter::cl100k())
+                .promising(true)
+                .promising_spaces(promise);
+            chunk_and_check(&parse_md(&text), max, overlap, Arc::new(counter));
+        }
+    }
+}
+
 #[test]
 fn chunks_are_exact_with_and_without_the_promise_and_the_promise_saves_counting() {
     let docs = vec![

@@ -39,7 +39,10 @@ pub use packed::{
     SelectionStrategy,
 };
 pub use provenance::{MappedSpan, Origin, Rendition};
-pub use spi::{Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, counts_add_up_at};
+pub use spi::{
+    Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, counts_add_up_at,
+    counts_add_up_at_space,
+};
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.
 pub use async_trait::async_trait;

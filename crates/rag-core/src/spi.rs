@@ -55,8 +55,9 @@ impl TokenizerError {
 ///   same counts (`tiktoken:cl100k_base`); packers and chunk metadata report it.
 /// - Counters are shared across threads, so they must be `Send + Sync` and cheap to call
 ///   concurrently; expensive state (BPE tables) is built once, not per call.
-/// - [`splits_at_line_starts`](Self::splits_at_line_starts) is `true` only if the additivity it
-///   describes holds for every text; the default `false` is always correct.
+/// - [`splits_at_line_starts`](Self::splits_at_line_starts) and
+///   [`splits_at_spaces`](Self::splits_at_spaces) are `true` only if the additivity they describe
+///   holds for every text; the default `false` is always correct.
 pub trait TokenCounter: Send + Sync {
     /// Number of tokens in `text`.
     fn count(&self, text: &str) -> Result<usize, TokenizerError>;
@@ -75,6 +76,21 @@ pub trait TokenCounter: Send + Sync {
     /// chunk's exact count from counts of its lines instead of counting the chunk again. The
     /// default, `false`, makes no promise.
     fn splits_at_line_starts(&self) -> bool {
+        false
+    }
+
+    /// Whether counts add up across space boundaries: `count(a + b) == count(a) + count(b)` for
+    /// every `a` that ends with a character that is not whitespace and every `b` that starts with
+    /// a whitespace character other than `'\n'` and `'\r'`.
+    ///
+    /// It holds for tokenizers whose pre-tokenizer never lets a piece run from a character that
+    /// is not whitespace into a space after it (a space or tab joins the word after it, if any,
+    /// as in OpenAI's `cl100k_base` and `o200k_base`) and that encode each piece on its own.
+    /// (Line breaks are excluded because a run of punctuation there takes the line breaks after
+    /// it: `".\n\n"` is one piece.) A chunker uses it to derive the count of a sentence alone
+    /// from its count with the words around it, instead of counting it again. The default,
+    /// `false`, makes no promise.
+    fn splits_at_spaces(&self) -> bool {
         false
     }
 }
@@ -98,6 +114,31 @@ pub fn counts_add_up_at(text: &str, at: usize) -> bool {
     before.ends_with(['\n', '\r']) && after.chars().next().is_some_and(|c| !c.is_whitespace() && c != '/')
 }
 
+/// Whether byte offset `at` of `text` is a place where a counter that
+/// [splits at spaces](TokenCounter::splits_at_spaces) counts the two sides apart exactly: a
+/// character that is not whitespace before it, and after it a whitespace character other than
+/// `'\n'` and `'\r'`.
+///
+/// ```
+/// use rag_core::counts_add_up_at_space;
+///
+/// assert!(counts_add_up_at_space("Install it. Then run it.", 11));
+/// assert!(counts_add_up_at_space("one\ttwo", 3), "a tab is a space");
+/// assert!(!counts_add_up_at_space("Install it. Then", 12), "after the space, not before it");
+/// assert!(!counts_add_up_at_space("it.\n\nThen", 3), "a line break joins the punctuation");
+/// assert!(!counts_add_up_at_space("a  b", 2), "whitespace before it");
+/// ```
+pub fn counts_add_up_at_space(text: &str, at: usize) -> bool {
+    let (Some(before), Some(after)) = (text.get(..at), text.get(at..)) else {
+        return false;
+    };
+    before.chars().next_back().is_some_and(|c| !c.is_whitespace())
+        && after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_whitespace() && c != '\n' && c != '\r')
+}
+
 /// A reference or smart pointer to a counter counts as the counter does, so a chunker or a packer
 /// can hold an `Arc<dyn TokenCounter>` or borrow one.
 macro_rules! forward_token_counter {
@@ -113,6 +154,10 @@ macro_rules! forward_token_counter {
 
             fn splits_at_line_starts(&self) -> bool {
                 (**self).splits_at_line_starts()
+            }
+
+            fn splits_at_spaces(&self) -> bool {
+                (**self).splits_at_spaces()
             }
         }
     )+};
@@ -298,6 +343,47 @@ mod tests {
         // What the promise means, on a counter that keeps it.
         let (a, b) = ("one\ntwo\n", "three\nfour");
         assert_eq!(Lines.count(&format!("{a}{b}")), Ok(Lines.count(a)? + Lines.count(b)?));
+        Ok(())
+    }
+
+    /// Counts whitespace-separated words: its counts add up at every space boundary.
+    struct Words;
+
+    impl TokenCounter for Words {
+        fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+            Ok(text.split_whitespace().count())
+        }
+
+        fn name(&self) -> &str {
+            "words"
+        }
+
+        fn splits_at_spaces(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn space_additivity_is_off_by_default_and_forwarded_by_pointers() -> Result<(), TokenizerError> {
+        assert!(!Down.splits_at_spaces());
+        assert!(!Lines.splits_at_spaces(), "one promise does not imply the other");
+        let arc: std::sync::Arc<dyn TokenCounter> = std::sync::Arc::new(Words);
+        let boxed: Box<dyn TokenCounter> = Box::new(Words);
+        assert!(arc.splits_at_spaces() && boxed.splits_at_spaces());
+        assert!(TokenCounter::splits_at_spaces(&&Words));
+        assert!(!arc.splits_at_line_starts());
+        // What the promise means, on a counter that keeps it.
+        let text = "one two\tthree";
+        for at in (0..=text.len()).filter(|&at| counts_add_up_at_space(text, at)) {
+            let (a, b) = text.split_at(at);
+            assert_eq!(Words.count(text), Ok(Words.count(a)? + Words.count(b)?));
+        }
+        assert_eq!(
+            (0..=text.len())
+                .filter(|&at| counts_add_up_at_space(text, at))
+                .collect::<Vec<_>>(),
+            [3, 7]
+        );
         Ok(())
     }
 

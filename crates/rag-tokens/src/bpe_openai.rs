@@ -77,4 +77,9 @@ impl TokenCounter for BpeOpenAiCounter {
     fn splits_at_line_starts(&self) -> bool {
         true
     }
+
+    /// True, for the same reason as [`TiktokenCounter`](crate::TiktokenCounter)'s.
+    fn splits_at_spaces(&self) -> bool {
+        true
+    }
 }

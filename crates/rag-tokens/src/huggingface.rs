@@ -158,6 +158,7 @@ impl TokenCounter for HuggingFaceCounter {
         &self.name
     }
 
-    // `splits_at_line_starts` stays false: a tokenizer.json can hold any pre-tokenizer (some
-    // merge across line breaks), and the promise must hold for every text.
+    // `splits_at_line_starts` and `splits_at_spaces` stay false: a tokenizer.json can hold any
+    // pre-tokenizer (some merge across line breaks, or keep a space with the word before it), and
+    // a promise must hold for every text.
 }

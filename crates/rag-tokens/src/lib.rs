@@ -19,8 +19,8 @@
 //! let counter = TiktokenCounter::new("o200k_base")?;
 //! assert_eq!(counter.name(), "tiktoken:o200k_base");
 //! assert_eq!(counter.count("hello world")?, 2);
-//! // Both encodings promise that counts add up across line starts (see the trait).
-//! assert!(counter.splits_at_line_starts());
+//! // Both encodings promise that counts add up across line starts and spaces (see the trait).
+//! assert!(counter.splits_at_line_starts() && counter.splits_at_spaces());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -1,10 +1,11 @@
-//! The counters' promises: counts add up across line starts (what a chunker's cost rests on),
-//! tables per thread count alike, and the `bpe-openai` backend counts exactly like tiktoken-rs.
+//! The counters' promises: counts add up across line starts and across spaces (what a chunker's
+//! cost rests on), tables per thread count alike, and the `bpe-openai` backend counts exactly like
+//! tiktoken-rs.
 
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use rag_contract::counter::{additive_at_line_starts, line_starts};
+use rag_contract::counter::{additive_at_line_starts, additive_at_spaces, line_starts, space_boundaries};
 use rag_contract::generate::line_text;
 use rag_core::TokenCounter;
 use rag_tokens::TiktokenCounter;
@@ -19,6 +20,8 @@ fn texts() -> Vec<String> {
         "👩‍👩‍👧‍👦 family 🏳️‍🌈 flag 👍🏽\ne\u{301}le\u{300}ve naïve Tiếng Việt\n".to_owned(),
         "<|endoftext|> is text here\n<|fim_prefix|>\n".to_owned(),
         " \t\n\n   \n".to_owned(),
+        "Ends. Starts again!  Two spaces?\tA tab; (brackets) \"quotes\" it's 3,000.5 x/y \u{a0}nbsp\u{3000}全角 \u{2028}ls\u{85}nel\u{b} vt\u{c}ff".to_owned(),
+        "trailing space \nand a line\t\r\nwith CRLF \r\n  indented . , ; : ! ? ... -- 'quoted' 's 'll\n".to_owned(),
     ];
     texts.extend((0..4).map(|seed| line_text(400, seed)));
     texts
@@ -29,17 +32,20 @@ fn n(counter: &dyn TokenCounter, text: &str) -> usize {
     counter.count(text).unwrap()
 }
 
-/// The sum of the counts of the pieces between all line starts equals the count of the whole.
+/// The sum of the counts of the pieces between all line starts (and between all space
+/// boundaries) equals the count of the whole.
 fn assert_additive(counter: &dyn TokenCounter, text: &str) {
     let broken = additive_at_line_starts(counter, text);
+    assert!(broken.is_empty(), "{broken:?}");
+    let broken = additive_at_spaces(counter, text);
     assert!(broken.is_empty(), "{broken:?}");
 }
 
 #[test]
-fn counts_add_up_across_line_starts() {
+fn counts_add_up_across_line_starts_and_spaces() {
     let counters = [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()];
     for counter in &counters {
-        assert!(counter.splits_at_line_starts());
+        assert!(counter.splits_at_line_starts() && counter.splits_at_spaces());
         for text in texts() {
             assert_additive(counter, &text);
         }
@@ -58,6 +64,20 @@ fn a_line_start_means_a_non_whitespace_character_after_a_line_break() {
     let o200k = TiktokenCounter::new("o200k_base").unwrap();
     assert_ne!(n(&o200k, "x!\n/no"), n(&o200k, "x!\n") + n(&o200k, "/no"));
     assert_eq!(line_starts("x!\n/no\ny"), [7]);
+}
+
+#[test]
+fn a_space_boundary_means_whitespace_other_than_a_line_break_after_a_character_that_is_not() {
+    let (cl, o200k) = (TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap());
+    for counter in [&cl, &o200k] {
+        // Punctuation takes the line breaks after it: ".\n\n" is one token.
+        assert_ne!(n(counter, "end.\n\nNext"), n(counter, "end.") + n(counter, "\n\nNext"));
+        // After the space the word has lost the space it joins.
+        assert_ne!(n(counter, "one two"), n(counter, "one ") + n(counter, "two"));
+        // Between two spaces, the first may be a piece of its own or join the run.
+        assert_ne!(n(counter, "a   b"), n(counter, "a ") + n(counter, "  b"));
+    }
+    assert_eq!(space_boundaries("a b\nc  d\u{a0}e"), [1, 5, 8]);
 }
 
 fn fragment() -> impl Strategy<Value = String> {
@@ -84,6 +104,17 @@ proptest! {
             prop_assert_eq!(n(&counter, &format!("{left}{right}")), n(&counter, &left) + n(&counter, &right));
         }
     }
+
+    #[test]
+    fn any_two_texts_joined_at_a_space_count_as_their_sum(
+        a in fragment(), last in prop::sample::select(&["a", "'", ".", "1", "東", "👍", "\u{301}", "/", "-"][..]),
+        space in prop::sample::select(&[" ", "\t", "\u{a0}", "\u{3000}", "\u{2028}", "\u{85}", "\u{b}"][..]), b in fragment(),
+    ) {
+        let (left, right) = (format!("{a}{last}"), format!("{space}{b}"));
+        for counter in [TiktokenCounter::cl100k(), TiktokenCounter::new("o200k_base").unwrap()] {
+            prop_assert_eq!(n(&counter, &format!("{left}{right}")), n(&counter, &left) + n(&counter, &right));
+        }
+    }
 }
 
 #[cfg(feature = "bpe-openai")]
@@ -96,7 +127,7 @@ fn bpe_openai_counts_and_encodes_like_tiktoken() {
             BpeOpenAiCounter::new(encoding).unwrap(),
         );
         assert_eq!(bpe.name(), tiktoken.name());
-        assert!(bpe.splits_at_line_starts());
+        assert!(bpe.splits_at_line_starts() && bpe.splits_at_spaces());
         for text in texts() {
             assert_eq!(bpe.encode(&text), tiktoken.encode(&text), "{encoding}");
             for line in text.split_inclusive('\n') {

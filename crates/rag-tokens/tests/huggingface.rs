@@ -45,7 +45,7 @@ fn names_the_file_and_its_content() {
     let name = counter.name();
     assert!(name.starts_with("hf:tiny-bpe.tokenizer.json@"), "{name}");
     assert_eq!(name.len(), "hf:tiny-bpe.tokenizer.json@".len() + 12);
-    assert!(!counter.splits_at_line_starts());
+    assert!(!counter.splits_at_line_starts() && !counter.splits_at_spaces());
     assert_eq!(counter.path(), fixture());
 }
 

@@ -6,7 +6,7 @@ use std::ops::Range;
 use rag_core::ChunkError;
 
 use super::counting::{Boundary, Counting, Place, Stretch};
-use crate::sentence::{ceil_boundary, line_starts, nested_fences, sentence_starts, word_starts};
+use crate::sentence::{ceil_boundary, line_starts, nested_fences, sentence_starts_from, word_starts};
 
 /// The flushed chunk an overlap is taken from, and the unit the next chunk starts with.
 pub(super) struct Flushed<'a> {
@@ -66,6 +66,12 @@ pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) 
         end.saturating_sub(window).max(flushed.floor).max(flushed.start + 1),
     );
     let candidates = candidates(counting.text, flushed, lo);
+    let mut tails = Tails {
+        counting,
+        units: flushed.units,
+        until,
+        counted: Vec::new(),
+    };
     let ranks: &[&[Boundary]] = &[
         &[Boundary::Block, Boundary::Sentence],
         &[Boundary::Line],
@@ -77,9 +83,9 @@ pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) 
             .copied()
             .filter(|c| rank.contains(&tier(c.place)))
             .collect();
-        if let Some((candidate, tokens)) = longest_fitting(counting, &of_rank, until, want, bytes_per_token)? {
+        if let Some((candidate, tokens)) = longest_fitting(&mut tails, &of_rank, want, bytes_per_token)? {
             let (candidate, tokens) = if rank[0] == Boundary::Block {
-                reach_back(counting, &of_rank, (candidate, tokens), until, want, next)?
+                reach_back(&mut tails, &of_rank, (candidate, tokens), want, next)?
             } else {
                 (candidate, tokens)
             };
@@ -101,13 +107,13 @@ pub(super) fn tail(counting: &Counting<'_>, want: usize, flushed: &Flushed<'_>) 
 /// repeat is often that sentence. The longer tail is taken only within twice `want` tokens and
 /// when the next chunk's first unit still fits behind it.
 fn reach_back(
-    counting: &Counting<'_>,
+    tails: &mut Tails<'_, '_>,
     candidates: &[Candidate],
     fit: (Candidate, usize),
-    until: usize,
     want: usize,
     next: Stretch,
 ) -> Result<(Candidate, usize), ChunkError> {
+    let (counting, until) = (tails.counting, tails.until);
     let (candidate, tokens) = fit;
     if tokens * 2 >= want {
         return Ok(fit);
@@ -115,7 +121,7 @@ fn reach_back(
     let Some(before) = candidates.iter().rev().find(|c| c.at < candidate.at) else {
         return Ok(fit);
     };
-    let longer = counting.count(before.at..until)?;
+    let longer = tails.tokens(before.at)?;
     let room = counting
         .max_tokens
         .saturating_sub(next.tokens + counting.gap_tokens(until, next.start)?);
@@ -145,12 +151,12 @@ fn tier(place: Place) -> Boundary {
 /// longer tail is not counted when those bytes per token put it over 1.5 times `want`. After a
 /// few steps without reaching the boundary, the search bisects what is left.
 fn longest_fitting(
-    counting: &Counting<'_>,
+    tails: &mut Tails<'_, '_>,
     candidates: &[Candidate],
-    until: usize,
     want: usize,
     bytes_per_token: f64,
 ) -> Result<Option<(Candidate, usize)>, ChunkError> {
+    let until = tails.until;
     const WALK: usize = 3;
     const LONGER: f64 = 1.5;
     let estimate = |c: &Candidate| (until - c.at) as f64 / bytes_per_token;
@@ -175,7 +181,7 @@ fn longest_fitting(
                 _ => lo + (end - lo) / 2,
             };
         }
-        let tokens = counting.count(candidates[probe].at..until)?;
+        let tokens = tails.tokens(candidates[probe].at)?;
         if tokens <= want {
             fit = Some((probe, tokens));
         } else {
@@ -183,6 +189,40 @@ fn longest_fitting(
         }
     }
     Ok(fit.map(|(i, tokens)| (candidates[i], tokens)))
+}
+
+/// The counts of the tails of one flushed chunk that end at `until`, each derived from a tail
+/// counted before it where that is cheaper (a longer tail adds the sentence before a shorter one,
+/// and a few words where they meet), else from the counts of the chunk's units (a tail that starts
+/// at a unit is the sum of its units' counts).
+struct Tails<'c, 'a> {
+    counting: &'c Counting<'a>,
+    units: &'c [Stretch],
+    until: usize,
+    counted: Vec<Stretch>,
+}
+
+impl Tails<'_, '_> {
+    /// The exact count of the tail that starts at `at`.
+    fn tokens(&mut self, at: usize) -> Result<usize, ChunkError> {
+        let (counting, until) = (self.counting, self.until);
+        let at_unit = self.units.iter().any(|u| u.start == at);
+        let nearest = self.counted.iter().min_by_key(|tail| tail.start.abs_diff(at)).copied();
+        let derived = match nearest {
+            Some(tail) if !at_unit => counting.derive_from(at..until, &tail)?,
+            _ => None,
+        };
+        let tokens = match derived {
+            Some(tokens) => tokens,
+            None => {
+                let from = self.units.partition_point(|u| u.end <= at);
+                counting.tokens_of(at..until, &self.units[from..])?
+            }
+        };
+        self.counted
+            .push(Stretch::alone(at, until, tokens, Place::new(Boundary::Inside, false)));
+        Ok(tokens)
+    }
 }
 
 /// Every allowed start in `lo..end` of the flushed chunk's units, in order of position, each once
@@ -243,10 +283,12 @@ fn inner_candidates(text: &str, unit: Range<usize>, lo: usize, words: bool, out:
             });
         }
     };
-    for at in sentence_starts(text, unit.clone()) {
+    for at in sentence_starts_from(text, unit.clone(), lo) {
         push(at, Boundary::Sentence);
     }
-    for at in line_starts(text, unit.clone()) {
+    // The line breaks before the last one before `lo` start no line at or after it.
+    let last_break = text[unit.start..lo.clamp(unit.start, unit.end)].rfind(['\n', '\r']);
+    for at in line_starts(text, last_break.map_or(unit.start, |b| unit.start + b)..unit.end) {
         push(at, Boundary::Line);
     }
     if words {

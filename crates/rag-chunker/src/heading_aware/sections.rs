@@ -319,6 +319,8 @@ impl<'a> Run<'a> {
             }
             _ => None,
         };
+        // What comes next starts at the overlap, or after this chunk.
+        self.counting.forget_before(self.offered.map_or(end, |o| o.start));
         self.pending.clear();
         Ok(returned)
     }

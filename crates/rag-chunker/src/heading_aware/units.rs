@@ -13,6 +13,11 @@ use crate::sentence::{
     ceil_boundary, fence_of, floor_boundary, last_word_start, line_ranges, sentence_ranges, trim_range,
 };
 
+/// How much longer than the budget at the bytes per token seen a block must be to be guessed over
+/// it: a block guessed over and not is cut into sentences for nothing (about a third of a count);
+/// one guessed within it and not is counted twice.
+const OVER_GUESS: f64 = 1.0;
+
 /// The natural boundaries of an oversize block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Split {
@@ -50,6 +55,12 @@ impl UnitSplitter {
         Self { bytes_per_token: 4.0 }
     }
 
+    /// Whether `range` probably has more tokens than the budget, at the bytes per token counted
+    /// so far: a guess that only decides what is counted first, never what the units are.
+    fn probably_over(&self, counting: &Counting<'_>, range: &Range<usize>) -> bool {
+        range.len() as f64 > counting.bytes_per_token() * counting.max_tokens as f64 * OVER_GUESS
+    }
+
     /// The units of a block: the block itself if it fits, else its sentences (or lines), and any
     /// of those still too large cut finer.
     ///
@@ -65,21 +76,41 @@ impl UnitSplitter {
     ) -> Result<Vec<Stretch>, ChunkError> {
         let code = split == Split::Lines;
         let place = Place::new(Boundary::Block, code);
-        if let Some(unit) = joined_unit(counting, range.clone(), next, place)? {
-            return Ok(vec![unit]);
-        }
+        // A block that is probably over the budget is cut into sentences first, and its counts
+        // are derived from theirs: then no sentence of it is counted twice.
+        let sentences = match split {
+            Split::Sentences if counting.derives() && self.probably_over(counting, &range) => {
+                let sentences = sentence_ranges(counting.text, range.clone());
+                if sentences.len() > 1 {
+                    count_whole_from_parts(counting, &range, &sentences, next)?;
+                }
+                Some(sentences)
+            }
+            _ => None,
+        };
+        let joined = match joined_unit(counting, range.clone(), next, place)? {
+            Joined::Fits(unit) => return Ok(vec![unit]),
+            Joined::Over(joined) => Some(joined),
+            Joined::Not => None,
+        };
         let mut whole_tokens = None;
         // Counted alone even when the joined count was over: the whitespace after a block can
         // add a token, and a block that fits alone must not be cut.
         if range.len() <= counting.window {
-            let tokens = counting.count(range.clone())?;
+            let tokens = match &joined {
+                Some(joined) => counting.count_from(range.clone(), joined)?,
+                None => counting.count(range.clone())?,
+            };
             if tokens <= counting.max_tokens {
                 return Ok(vec![Stretch::alone(range.start, range.end, tokens, place)]);
             }
             whole_tokens = Some(tokens);
         }
         let (parts, starts) = match split {
-            Split::Sentences => (sentence_ranges(counting.text, range.clone()), Boundary::Sentence),
+            Split::Sentences => (
+                sentences.unwrap_or_else(|| sentence_ranges(counting.text, range.clone())),
+                Boundary::Sentence,
+            ),
             Split::Lines => (code_lines(counting.text, range.clone()), Boundary::Line),
         };
         let parts = Parts {
@@ -108,16 +139,24 @@ impl UnitSplitter {
             };
             let place = Place::new(starts, cut.code);
             let part_next = cut.parts.get(i + 1).map(|p| p.start).or(cut.next);
-            if part != cut.whole
-                && let Some(unit) = joined_unit(counting, part.clone(), part_next, place)?
-            {
-                out.push(unit);
-                continue;
+            let mut joined = None;
+            if part != cut.whole {
+                match joined_unit(counting, part.clone(), part_next, place)? {
+                    Joined::Fits(unit) => {
+                        out.push(unit);
+                        continue;
+                    }
+                    Joined::Over(over) => joined = Some(over),
+                    Joined::Not => {}
+                }
             }
             // A stretch that is one part was counted already: go straight to the finer cut.
             let known = if part == cut.whole { cut.whole_tokens } else { None };
             if known.is_none() && part.len() <= counting.window {
-                let tokens = counting.count(part.clone())?;
+                let tokens = match &joined {
+                    Some(joined) => counting.count_from(part.clone(), joined)?,
+                    None => counting.count(part.clone())?,
+                };
                 if tokens <= counting.max_tokens {
                     out.push(Stretch::alone(part.start, part.end, tokens, place));
                     continue;
@@ -372,25 +411,73 @@ fn code_lines(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
     lines
 }
 
-/// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at and the
-/// count is within budget. A count over budget says the range is (about) too large: the caller
-/// splits it, or counts it alone.
+/// What counting a stretch together with the whitespace after it gave.
+enum Joined {
+    /// The stretch, counted up to the next one's start, fits the budget.
+    Fits(Stretch),
+    /// Counted up to the next one's start, it is over the budget: the caller splits it, or
+    /// counts it alone (from this count).
+    Over(Stretch),
+    /// The next stretch does not start a line the counter splits at (or there is none).
+    Not,
+}
+
+/// `range` as one unit counted up to `next`, if `next` starts a line the counter splits at: within
+/// the budget or not.
 fn joined_unit(
     counting: &Counting<'_>,
     range: Range<usize>,
     next: Option<usize>,
     place: Place,
-) -> Result<Option<Stretch>, ChunkError> {
+) -> Result<Joined, ChunkError> {
     let Some(next) = next.filter(|&n| n >= range.end && n - range.start <= counting.window && counting.splits_at(n))
     else {
-        return Ok(None);
+        return Ok(Joined::Not);
     };
     let tokens = counting.count(range.start..next)?;
-    Ok((tokens <= counting.max_tokens).then_some(Stretch {
+    let unit = Stretch {
         start: range.start,
         end: range.end,
         until: next,
         tokens,
         place,
-    }))
+    };
+    Ok(if tokens <= counting.max_tokens {
+        Joined::Fits(unit)
+    } else {
+        Joined::Over(unit)
+    })
+}
+
+/// Counts the sentences `parts` of the block `whole` as [`UnitSplitter::units`] will count them
+/// when it cuts the block (up to the next sentence's start, and alone when that is over the
+/// budget), and derives from their counts the counts of the whole block that `units` takes first
+/// (up to `next`, and alone). Every count is kept by `counting`, so none of them is taken again;
+/// a sentence longer than the count window, which `units` never counts, stops the derivation.
+fn count_whole_from_parts(
+    counting: &Counting<'_>,
+    whole: &Range<usize>,
+    parts: &[Range<usize>],
+    next: Option<usize>,
+) -> Result<(), ChunkError> {
+    let place = Place::new(Boundary::Sentence, false);
+    let mut pieces = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
+        let part_next = parts.get(i + 1).map(|p| p.start).or(next);
+        let piece = match joined_unit(counting, part.clone(), part_next, place)? {
+            Joined::Fits(unit) => unit,
+            _ if part.len() > counting.window => return Ok(()),
+            Joined::Over(joined) => {
+                Stretch::alone(part.start, part.end, counting.count_from(part.clone(), &joined)?, place)
+            }
+            Joined::Not => Stretch::alone(part.start, part.end, counting.count(part.clone())?, place),
+        };
+        pieces.push(piece);
+    }
+    if let Some(next) = next.filter(|&n| n >= whole.end && n - whole.start <= counting.window && counting.splits_at(n))
+    {
+        counting.tokens_of(whole.start..next, &pieces)?;
+    }
+    counting.tokens_of(whole.clone(), &pieces)?;
+    Ok(())
 }

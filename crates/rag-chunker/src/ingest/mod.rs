@@ -161,8 +161,10 @@ mod tests {
         let ctx = RequestContext::local("acme");
         let parsed = parse_file(&ctx, DocumentType::Markdown, source, &ParseOptions::default()).unwrap();
         assert_eq!(parsed.blocks.len(), 2);
-        let mut small = ParseOptions::default();
-        small.max_input_bytes = 8;
+        let small = ParseOptions {
+            max_input_bytes: 8,
+            ..ParseOptions::default()
+        };
         let err = parse_file(&ctx, DocumentType::Markdown, source, &small).unwrap_err();
         assert!(is_input_too_large(&err), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();

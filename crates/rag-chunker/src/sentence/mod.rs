@@ -8,6 +8,8 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
+mod ascii;
+
 /// `range` without the whitespace at either end; empty (at `range.end`) if it is all whitespace.
 ///
 /// Whitespace is Unicode `White_Space`, the definition `char::is_whitespace` and `str::trim` use,
@@ -35,13 +37,75 @@ pub(crate) fn ceil_boundary(text: &str, index: usize) -> usize {
 /// A soft line break is a single line break between two lines that are not blank: Markdown and
 /// plain text wrap prose at a line width, and UAX #29 ends a sentence at every line break, which
 /// would make each wrapped line a sentence of its own. A blank line still ends one.
+///
+/// ASCII text is split by [`ascii::sentence_bounds`], the same rules without `unicode-segmentation`'s
+/// per-character table search. Other text is cut first at every [sure start](sure_start_after),
+/// where a sentence ends whatever comes before or after it, and each stretch between two of them is
+/// split on its own, by whichever of the two fits it: that gives the sentences a split of the
+/// whole gives, since no rule looks back past the start of a sentence or ahead past a capital
+/// letter.
 pub(crate) fn sentence_ranges(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
-    let base = range.start;
-    soften_line_breaks(&text[range])
-        .split_sentence_bound_indices()
-        .map(|(offset, sentence)| trim_range(text, base + offset..base + offset + sentence.len()))
-        .filter(|r| !r.is_empty())
-        .collect()
+    let mut out = Vec::new();
+    if text[range.clone()].is_ascii() {
+        push_sentences(text, range, &mut out);
+        return out;
+    }
+    let bytes = text.as_bytes();
+    let mut from = range.start;
+    let mut terminator = range.start;
+    while let Some(at) = bytes[terminator..range.end]
+        .iter()
+        .position(|b| matches!(b, b'.' | b'!' | b'?'))
+    {
+        terminator += at;
+        if let Some(start) = sure_start_after(bytes, terminator, range.end) {
+            push_sentences(text, from..start, &mut out);
+            from = start;
+        }
+        terminator += 1;
+    }
+    push_sentences(text, from..range.end, &mut out);
+    out
+}
+
+/// The sentences of `span`, which starts and ends where sentences do, onto `out`.
+fn push_sentences(text: &str, span: Range<usize>, out: &mut Vec<Range<usize>>) {
+    let base = span.start;
+    let softened = soften_line_breaks(&text[span]);
+    let sentence = |(at, end): (usize, usize)| trim_range(text, base + at..base + end);
+    if softened.is_ascii() {
+        let bounds = ascii::sentence_bounds(softened.as_bytes());
+        out.extend(
+            bounds
+                .windows(2)
+                .map(|pair| sentence((pair[0], pair[1])))
+                .filter(|r| !r.is_empty()),
+        );
+    } else {
+        out.extend(
+            softened
+                .split_sentence_bound_indices()
+                .map(|(at, s)| sentence((at, at + s.len())))
+                .filter(|r| !r.is_empty()),
+        );
+    }
+}
+
+/// A closing mark UAX #29 lets follow a terminator inside its sentence (class Close).
+fn is_closing(byte: &u8) -> bool {
+    matches!(byte, b')' | b']' | b'"' | b'\'')
+}
+
+/// Where a sentence surely starts after the terminator (`.`, `!` or `?`) at `terminator`: at an
+/// ASCII capital after closing marks and one or more spaces, all before `end`. UAX #29 always ends
+/// a sentence there: rule SB11 breaks after a terminator, closing marks and spaces, and none of the
+/// rules before it that keep a sentence going (SB6 to SB10) applies before a capital letter.
+fn sure_start_after(bytes: &[u8], terminator: usize, end: usize) -> Option<usize> {
+    let closing = bytes[terminator + 1..end].iter().take_while(|b| is_closing(b)).count();
+    let spaces_from = terminator + 1 + closing;
+    let spaces = bytes[spaces_from..end].iter().take_while(|&&b| b == b' ').count();
+    let start = spaces_from + spaces;
+    (spaces > 0 && bytes.get(start).is_some_and(u8::is_ascii_uppercase) && start < end).then_some(start)
 }
 
 /// `text` with every soft line break (see [`sentence_ranges`]) replaced by as many spaces, so that
@@ -69,6 +133,38 @@ fn soften_line_breaks(text: &str) -> String {
 /// Where the sentences of `range` (see [`sentence_ranges`]) start.
 pub(crate) fn sentence_starts(text: &str, range: Range<usize>) -> Vec<usize> {
     sentence_ranges(text, range).into_iter().map(|r| r.start).collect()
+}
+
+/// Where the sentences of `range` (see [`sentence_ranges`]) start, at `lo` or after it: the same
+/// positions as `sentence_starts(text, range)` gives there, found from the last place before `lo`
+/// where a sentence surely starts, instead of from the start of `range`.
+///
+/// That place is a [sure start](sure_start_after): the sentences after it do not depend on the text
+/// before it, since the rules of UAX #29 never look back past the end of the sentence before, and
+/// soft line breaks are read the same from there, the line it is on not being blank either way.
+pub(crate) fn sentence_starts_from(text: &str, range: Range<usize>, lo: usize) -> Vec<usize> {
+    let from = surely_starts_sentence_before(text, range.start, lo.min(range.end));
+    let mut starts = sentence_starts(text, from..range.end);
+    starts.retain(|&at| at >= lo);
+    starts
+}
+
+/// The last position in `floor..=at` where a sentence surely starts (see [`sure_start_after`]),
+/// or `floor`.
+fn surely_starts_sentence_before(text: &str, floor: usize, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let end = (at + 1).clamp(floor, text.len());
+    let mut terminator = end;
+    while let Some(t) = bytes[floor..terminator]
+        .iter()
+        .rposition(|b| matches!(b, b'.' | b'!' | b'?'))
+    {
+        terminator = floor + t;
+        if let Some(start) = sure_start_after(bytes, terminator, end) {
+            return start;
+        }
+    }
+    floor
 }
 
 /// Where the lines of `range` after its first start: the first character of each line that is not
@@ -236,6 +332,90 @@ mod tests {
             ["The cat sat on the mat.", "The dog\nslept by the door."]
         );
         assert_eq!(sentence_starts(text, 0..text.len())[1], text.find("Next").unwrap());
+    }
+
+    #[test]
+    fn sentence_starts_from_a_sure_start_are_those_of_the_whole_range() {
+        let text = "Mr. Smith said \"Go.\" Then left!  (Quietly.) The end? yes. E.g. Foo\nBar. Baz";
+        let whole: Vec<usize> = uax29_sentence_ranges(text, 0..text.len())
+            .into_iter()
+            .map(|r| r.start)
+            .collect();
+        for lo in 0..=text.len() {
+            let expected: Vec<usize> = whole.iter().copied().filter(|&at| at >= lo).collect();
+            assert_eq!(sentence_starts_from(text, 0..text.len(), lo), expected, "lo {lo}");
+        }
+        // The sure starts: a capital after a terminator, closing marks and spaces on one line.
+        let sure: Vec<usize> = (0..=text.len())
+            .filter(|&at| surely_starts_sentence_before(text, 0, at) == at && at > 0)
+            .collect();
+        let at = |s: &str| text.find(s).unwrap();
+        assert_eq!(
+            sure,
+            [at("Smith"), at("Then"), at("The end"), at("E.g."), at("Foo"), at("Baz")]
+        );
+    }
+
+    /// The definition the split must agree with: `unicode-segmentation` over the whole softened
+    /// range.
+    fn uax29_sentence_ranges(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+        let base = range.start;
+        soften_line_breaks(&text[range])
+            .split_sentence_bound_indices()
+            .map(|(at, s)| trim_range(text, base + at..base + at + s.len()))
+            .filter(|r| !r.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn prose_is_split_as_uax_29_splits_it() {
+        for text in [
+            "One two. Three four! Five? (Six.) \"Seven.\" Eight",
+            "Ends with a terminator. And spaces.  ",
+            "A. B. C.) D.] E.' F",
+            "Not plain: 3.5 and e.g. this. Next one.",
+            "Breaks\nsoftly. Then\n\nhard. x. Y ! z. )",
+            "東京。 Tokyo. Next",
+            "",
+            " ",
+        ] {
+            assert_eq!(
+                sentence_ranges(text, 0..text.len()),
+                uax29_sentence_ranges(text, 0..text.len()),
+                "{text:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_split_agrees_with_uax_29(
+            parts in proptest::collection::vec(proptest::sample::select(&[
+                "Word", "word", "U.S.", "e.g.", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", "!", "?", "...", ")",
+                "]", "\"", "'", "(", "1.5", "A", "a", "東京", "。", "\u{301}", "\u{200b}", "\u{a0}", ":", ";", ",",
+                "»", "\u{85}", "\u{2029}", "\u{b}", "Ω", "ω",
+            ][..]), 0..60),
+        ) {
+            let text = parts.concat();
+            proptest::prop_assert_eq!(sentence_ranges(&text, 0..text.len()), uax29_sentence_ranges(&text, 0..text.len()));
+        }
+
+        #[test]
+        fn sentence_starts_from_any_position_agree_with_the_whole(
+            parts in proptest::collection::vec(proptest::sample::select(&[
+                "Word", "word", "U.S.", "e.g.", " ", "  ", "\t", "\n", "\n\n", "\r\n", ".", "!", "?", "...", ")", "]",
+                "\"", "'", "(", "1.5", "A", "a", "東京", "。", "\u{301}", "\u{200b}", "\u{a0}", ":", ";", ",", "»",
+            ][..]), 0..60),
+            lo in 0usize..400,
+        ) {
+            let text = parts.concat();
+            let lo = text.floor_char_boundary(lo.min(text.len()));
+            let expected: Vec<usize> =
+                uax29_sentence_ranges(&text, 0..text.len()).into_iter().map(|r| r.start).filter(|&at| at >= lo).collect();
+            proptest::prop_assert_eq!(sentence_starts_from(&text, 0..text.len(), lo), expected);
+        }
     }
 
     #[test]
