@@ -265,7 +265,7 @@ pub(crate) fn tokenizer_error(py: Python<'_>, err: &TokenizerError) -> PyErr {
 /// Counts tokens with an OpenAI BPE encoding, `cl100k_base` (the default) or `o200k_base`; the
 /// tables are inside the package and built once per process, on the first count.
 ///
-/// The backend is `bpe-openai`, as in the CLI: the same token ids as `tiktoken-rs` (rag-tokens
+/// The backend is `bpe-openai`, not `tiktoken-rs` as in the CLI: the same token ids (rag-tokens
 /// tests both on generated text; the Ray test compares Python's chunks with the CLI's byte for
 /// byte) at about twice the speed, and counting is most of what chunking costs.
 #[pyclass(frozen, module = "rag_chunker", name = "TiktokenCounter")]

@@ -16,7 +16,7 @@ use rag_core::{
     Chunk, ChunkKind, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
 };
 
-use rag_tokens::{BpeOpenAiCounter, HuggingFaceCounter, SUPPORTED_ENCODINGS};
+use rag_tokens::{HuggingFaceCounter, SUPPORTED_ENCODINGS, TiktokenCounter};
 
 use crate::diagnostics::{self, escape_control as esc};
 use crate::input::read_file_limited;
@@ -125,9 +125,7 @@ impl Tokenizer {
     /// The counter; a `tokenizer.json` that cannot be read or parsed is an error naming it.
     pub(crate) fn counter(&self) -> anyhow::Result<Arc<dyn TokenCounter>> {
         Ok(match self {
-            // bpe-openai gives tiktoken-rs's counts (rag-tokens' equivalence test) and its name, so
-            // the chunks are the same, counted in about half the time.
-            Self::Encoding(name) => Arc::new(BpeOpenAiCounter::new(name)?),
+            Self::Encoding(name) => Arc::new(TiktokenCounter::new(name)?),
             Self::HuggingFace(path) => Arc::new(HuggingFaceCounter::from_file(path)?),
         })
     }
