@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rag_chunker::ingest::{self, ParseOptions, WalkOptions};
+use rag_chunker::parse::thousands;
 use rag_chunker::{DocumentType, HeadingAwareChunker};
 use rag_core::{
     Chunk, ChunkKind, CorpusId, DocumentId, ParsedDocument, Principal, RequestContext, SourceBytes, TokenCounter,
@@ -698,19 +699,6 @@ fn read_and_parse(
         }
     };
     Ok((parsed, doc_type))
-}
-
-/// `12,345`: a byte count as the text report shows it.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The report lines of a rendition: the original's size and the rendition's, and what was left

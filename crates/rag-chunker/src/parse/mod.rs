@@ -53,7 +53,7 @@ pub use html::{
     MAX_HTML_NODES,
 };
 pub use markdown::MarkdownParser;
-pub use no_text::{NO_TEXT, no_text_warning};
+pub use no_text::{NO_TEXT, no_text_warning, thousands};
 pub use ocr::{OcrJsonParser, OcrRegion, OcrResult, ocr_result_to_parsed_document};
 #[cfg(feature = "pdf")]
 pub use pdf::{PdfLimits, PdfParser, parse_pdf_with_limits};

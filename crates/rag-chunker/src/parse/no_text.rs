@@ -71,8 +71,12 @@ pub fn no_text_warning(parsed: &ParsedDocument) -> Option<String> {
     Some(format!("{NO_TEXT}: {why}"))
 }
 
-/// `12,345`.
-fn thousands(n: usize) -> String {
+/// A count with thousands separators, as messages and reports write byte counts.
+///
+/// ```
+/// assert_eq!(rag_chunker::parse::thousands(1_234_567), "1,234,567");
+/// ```
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
