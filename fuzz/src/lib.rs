@@ -89,7 +89,26 @@ pub fn parse_binary_chunk_check(doc_type: DocumentType, data: &[u8]) {
             "source map: {span:?}"
         );
         previous_end = span.end;
+        // Where the stretch comes from is a place in this file, written to JSON as it is read
+        // back (a NaN or infinite coordinate would be written as `null`).
+        match &mapped.origin {
+            rag_core::Origin::Bytes { start, end } => {
+                assert!(start <= end && *end <= bytes.len(), "origin {start}..{end} outside the input");
+            }
+            rag_core::Origin::Page { page, bbox, confidence } => {
+                assert!(*page >= 1, "page {page}: pages count from 1");
+                assert!(
+                    bbox.is_none_or(|b| b.iter().all(|v| v.is_finite())) && confidence.is_none_or(f64::is_finite),
+                    "page {page}: a box or confidence that is not a number: {bbox:?} {confidence:?}"
+                );
+            }
+            rag_core::Origin::Paragraphs { part, first, last } => {
+                assert!(first <= last, "{part}: paragraphs {first}..={last}");
+            }
+            _ => {}
+        }
     }
+    assert_eq!(rendition.original_bytes, Some(bytes.len()), "the rendition's size of the original");
     chunk_check(config, &parsed);
 }
 
