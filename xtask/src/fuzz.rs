@@ -1,5 +1,7 @@
 //! `cargo xtask fuzz --seconds N [TARGET...]`: runs the cargo-fuzz targets in `fuzz/`, each for N
-//! seconds (default 60), seeding their corpora from the repository's docs on first use.
+//! seconds (default 60), first writing into each corpus the seeds it lacks (`seed_corpus`).
+//! libFuzzer replays the whole corpus before it mutates, within those seconds: a corpus grown
+//! over many runs needs more of them (docs/security.md, Fuzzing).
 //!
 //! libFuzzer needs a nightly compiler (sanitizer coverage). With a nightly toolchain installed the
 //! targets build with `cargo +nightly fuzz`; without one, with the stable toolchain and
