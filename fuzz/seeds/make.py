@@ -84,9 +84,12 @@ READ = (
 
 def package(parts: dict[str, bytes], method: int) -> bytes:
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=method, compresslevel=9 if method else None) as z:
+    with zipfile.ZipFile(out, "w") as z:
         for name, data in parts.items():
-            z.writestr(name, data)
+            # A fixed date, so the seeds are the same bytes on every run.
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            z.writestr(info, data, compresslevel=9 if method else None)
     return out.getvalue()
 
 
