@@ -1,5 +1,7 @@
 //! `cargo xtask fuzz --seconds N [TARGET...]`: runs the cargo-fuzz targets in `fuzz/`, each for N
-//! seconds (default 60), seeding their corpora from the repository's docs on first use.
+//! seconds (default 60), first writing into each corpus the seeds it lacks (`seed_corpus`).
+//! libFuzzer replays the whole corpus before it mutates, within those seconds: a corpus grown
+//! over many runs needs more of them (docs/security.md, Fuzzing).
 //!
 //! libFuzzer needs a nightly compiler (sanitizer coverage). With a nightly toolchain installed the
 //! targets build with `cargo +nightly fuzz`; without one, with the stable toolchain and
@@ -10,6 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::run::{run, workspace_root};
+
+/// The fuzzer's input length: large enough for a small page, DOCX package or PDF, small enough
+/// for many runs a second.
+const MAX_LEN: usize = 8192;
 
 /// The targets in `fuzz/fuzz_targets/`.
 const TARGETS: [&str; 7] = [
@@ -72,77 +78,107 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         }
         cmd.args(["fuzz", "run", "-O", target, "--"])
             .arg(format!("-max_total_time={seconds}"))
-            .args(["-max_len=8192", "-print_final_stats=1"]);
+            .arg(format!("-max_len={MAX_LEN}"))
+            .arg("-print_final_stats=1");
         run(cmd)?;
     }
     Ok(())
 }
 
-/// Gives an empty corpus a start: the docs (behind a configuration byte) for the chunk targets, the
-/// PDF fixtures for the PDF target, a few JSONL inputs (behind two configuration bytes) for the
-/// pack target.
+/// Gives a corpus its seeds, writing those it lacks (so seeds added later reach an old corpus
+/// too): the files in `fuzz/seeds/<target>/` (whole DOCX packages and DOCX XML, written by
+/// `fuzz/seeds/make.py`); the docs (behind a configuration byte) for the Markdown, text, HTML and
+/// DOCX XML targets; the HTML fixtures for the HTML target; the PDF fixtures for the PDF target; a
+/// few JSONL inputs (behind two configuration bytes) for the pack target. Every seed is cut to the
+/// fuzzer's input length.
 fn seed_corpus(root: &Path, target: &str) -> Result<(), String> {
     let dir = root.join("fuzz/corpus").join(target);
-    let has_seeds = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some());
-    if has_seeds {
-        return Ok(());
-    }
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let write = |name: &str, bytes: &[u8]| {
-        std::fs::write(dir.join(name), bytes).map_err(|e| format!("cannot write a seed in {}: {e}", dir.display()))
+        let path = dir.join(name);
+        if path.exists() {
+            return Ok(());
+        }
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write a seed in {}: {e}", dir.display()))
     };
-    if target == "jsonl_pack" {
-        let jsonl = concat!(
-            r#"{"id":"a","document_id":"d","content":"the refund window is 30 days","score":0.9,"token_count":6}"#,
-            "\n",
-            r#"{"id":"b","document_id":"d","content":"The refund window is 30 DAYS!","score":0.5}"#,
-            "\n",
-            r#"{"id":"c","document_id":"e","content":"alpha beta gamma delta epsilon","pinned":true}"#,
-            "\n",
-            r#"{"id":"r","document_id":"e","content_ref":"s3://b/r","token_count":3,"score":-0.5,"x":{"y":1}}"#,
-        );
-        for config in 0u8..72 {
-            let mut seed = vec![config, config.wrapping_mul(37)];
-            seed.extend_from_slice(jsonl.as_bytes());
-            write(&format!("seed{config}"), &seed)?;
-        }
-        return Ok(());
+    // A seed: a configuration byte, then the start of the file.
+    let seed = |config: u8, bytes: &[u8]| {
+        let mut seed = vec![config];
+        seed.extend_from_slice(&bytes[..bytes.len().min(MAX_LEN - 1)]);
+        seed
+    };
+    for path in files(&root.join("fuzz/seeds").join(target), |_| true) {
+        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        write(&format!("seed-{}", stem(&path)), &bytes[..bytes.len().min(MAX_LEN)])?;
     }
-    if target == "pdf_chunk" {
-        // The PDF fixtures (Chromium, pdfTeX, qpdf), cut to the fuzzer's input length: a cut PDF
-        // is still a start (lopdf rebuilds the cross-reference table of what it finds).
-        let fixtures = root.join("crates/rag-chunker/tests/fixtures/pdf");
-        let mut pdfs: Vec<PathBuf> = std::fs::read_dir(&fixtures)
-            .map_err(|e| format!("cannot read {}: {e}", fixtures.display()))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
-            .collect();
-        pdfs.sort();
-        for (i, path) in pdfs.iter().enumerate() {
-            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let mut seed = vec![(i as u8).wrapping_mul(37)];
-            seed.extend_from_slice(&bytes[..bytes.len().min(8191)]);
-            write(&format!("pdf{i}"), &seed)?;
+    match target {
+        "jsonl_pack" => {
+            let jsonl = concat!(
+                r#"{"id":"a","document_id":"d","content":"the refund window is 30 days","score":0.9,"token_count":6}"#,
+                "\n",
+                r#"{"id":"b","document_id":"d","content":"The refund window is 30 DAYS!","score":0.5}"#,
+                "\n",
+                r#"{"id":"c","document_id":"e","content":"alpha beta gamma delta epsilon","pinned":true}"#,
+                "\n",
+                r#"{"id":"r","document_id":"e","content_ref":"s3://b/r","token_count":3,"score":-0.5,"x":{"y":1}}"#,
+            );
+            for config in 0u8..72 {
+                let mut seed = vec![config, config.wrapping_mul(37)];
+                seed.extend_from_slice(jsonl.as_bytes());
+                write(&format!("seed{config}"), &seed)?;
+            }
         }
-        return Ok(());
-    }
-    for (i, path) in markdown_files(&root.join("docs")).iter().enumerate() {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut seed = vec![(i as u8).wrapping_mul(37)];
-        seed.extend_from_slice(&bytes[..bytes.len().min(8191)]);
-        write(&format!("doc{i}"), &seed)?;
+        "pdf_chunk" => {
+            // The PDF fixtures (Chromium, pdfTeX, qpdf, fpdf2's standard 14 fonts), the large ones
+            // cut to the fuzzer's input length: a cut PDF is still a start (lopdf rebuilds the
+            // cross-reference table of what it finds).
+            let fixtures = root.join("crates/rag-chunker/tests/fixtures/pdf");
+            let pdfs = files(&fixtures, |p| p.extension().is_some_and(|e| e == "pdf"));
+            for (i, path) in pdfs.iter().enumerate() {
+                let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                write(
+                    &format!("pdf-{}", stem(path)),
+                    &seed((i as u8).wrapping_mul(37), &bytes),
+                )?;
+            }
+        }
+        "docx_chunk" => {}
+        _ => {
+            if target == "html_chunk" {
+                let fixtures = root.join("crates/rag-chunker/tests/fixtures/html");
+                let pages = files(&fixtures, |p| p.extension().is_some_and(|e| e == "html"));
+                for (i, path) in pages.iter().enumerate() {
+                    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                    write(
+                        &format!("html-{}", stem(path)),
+                        &seed((i as u8).wrapping_mul(41), &bytes),
+                    )?;
+                }
+            }
+            let docs = files(&root.join("docs"), |p| p.extension().is_some_and(|e| e == "md"));
+            for (i, path) in docs.iter().enumerate() {
+                let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                write(&format!("doc{i}"), &seed((i as u8).wrapping_mul(37), &bytes))?;
+            }
+        }
     }
     Ok(())
 }
 
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+/// A file's name without its extension, for naming its seed.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The files under `dir`, in its subdirectories too, that `keep` accepts, sorted.
+fn files(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
         for path in entries.filter_map(Result::ok).map(|e| e.path()) {
             if path.is_dir() {
-                out.extend(markdown_files(&path));
-            } else if path.extension().is_some_and(|e| e == "md") {
+                out.extend(files(&path, keep));
+            } else if keep(&path) {
                 out.push(path);
             }
         }
