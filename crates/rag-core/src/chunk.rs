@@ -852,7 +852,16 @@ mod tests {
             .map(f32::from_bits)
             .filter(|v| v.is_finite())
             .collect();
-        vector.extend([f32::MIN, f32::MAX, f32::MIN_POSITIVE, -0.0, 0.0, 1.0e-45, 0.1, 1.0 / 3.0]);
+        vector.extend([
+            f32::MIN,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1.0e-45,
+            0.1,
+            1.0 / 3.0,
+        ]);
         let mut chunk = Chunk::with_content("a", "d", "t", "x");
         chunk.embedding = Some(Embedding::new("m", vector.clone()));
         let line = serde_json::to_string(&chunk).unwrap();
@@ -869,13 +878,24 @@ mod tests {
         let base = json!({"id": "c-4", "document_id": "d", "tenant_id": "t", "content": "x"});
         let with = |fields: serde_json::Value| {
             let mut line = base.clone();
-            line.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            line.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
             serde_json::from_value::<Chunk>(line)
         };
         let cases = [
-            (json!({"embedding": [0.5]}), "chunk c-4 has an embedding but no embedding_model"),
-            (json!({"embedding_model": "m"}), "chunk c-4 has an embedding_model but no embedding"),
-            (json!({"embedding_model": "m", "embedding": []}), "chunk c-4 has an empty embedding"),
+            (
+                json!({"embedding": [0.5]}),
+                "chunk c-4 has an embedding but no embedding_model",
+            ),
+            (
+                json!({"embedding_model": "m"}),
+                "chunk c-4 has an embedding_model but no embedding",
+            ),
+            (
+                json!({"embedding_model": "m", "embedding": []}),
+                "chunk c-4 has an empty embedding",
+            ),
             (
                 json!({"embedding_model": "m", "embedding": [1e39]}),
                 "chunk c-4 has an embedding value that is not a finite 32-bit float",

@@ -443,6 +443,35 @@ impl From<RenderError> for RepackError {
     }
 }
 
+/// An embedding model could not be loaded from its files: the error names the file and says what
+/// is wrong with it (missing, unreadable, malformed, a tensor of the wrong shape or dtype).
+///
+/// ```
+/// use rag_core::ModelLoadError;
+///
+/// let err = ModelLoadError::new("models/tiny/config.json", "not JSON: expected value at line 1 column 1");
+/// assert_eq!(err.to_string(), "models/tiny/config.json: not JSON: expected value at line 1 column 1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+#[non_exhaustive]
+pub struct ModelLoadError {
+    /// The file (or folder) at fault.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ModelLoadError {
+    /// The error of the file at `path`, saying what is wrong.
+    pub fn new(path: impl Into<std::path::PathBuf>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// The Repacker refused its configuration or input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

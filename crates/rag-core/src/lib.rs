@@ -29,21 +29,19 @@ mod packed;
 mod provenance;
 mod spi;
 
-pub use chunk::{
-    CHUNK_FIELDS, Chunk, ChunkKind, CutFrom, Embedding, ExtraFieldError, MissingContentError, TrustLevel,
-};
+pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, CutFrom, Embedding, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, ReversedSpanError, Span};
-pub use error::{ChunkError, Error, PackerError, ParseError, RenderError, RepackError, RetrievalError};
+pub use error::{ChunkError, Error, ModelLoadError, PackerError, ParseError, RenderError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, Fusion, Order, PackOrder, PackedContext, ScoreParts,
-    Scoring, SelectionStrategy,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, Fusion, Order, PackOrder, PackedContext,
+    ScoreParts, Scoring, SelectionStrategy,
 };
 pub use provenance::{MappedSpan, Origin, Rendition};
 pub use spi::{
-    Chunker, EmbedError, Embedder, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, check_embeddings, counts_add_up_at,
-    counts_add_up_at_space,
+    Chunker, EmbedError, Embedder, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, check_embeddings,
+    counts_add_up_at, counts_add_up_at_space,
 };
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.
