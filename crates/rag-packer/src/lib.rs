@@ -92,7 +92,8 @@ pub use repacker::{
     SizeFn,
 };
 pub use score::{
-    BM25_B, BM25_K1, HEADING_WEIGHT, MAX_QUERY_TERMS, bm25_chunk_scores, bm25_scores, score_missing, search_terms, stem,
+    BM25_B, BM25_K1, DEFAULT_FUSION, EMBED_BATCH, HEADING_WEIGHT, HybridScoring, MAX_QUERY_TERMS, bm25_chunk_scores,
+    bm25_scores, cosine, fuse, score_missing, score_missing_hybrid, search_terms, stem,
 };
 pub use sections::{carried_headings, section_scores};
 pub use select::{
