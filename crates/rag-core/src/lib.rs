@@ -41,7 +41,7 @@ pub use packed::{
 pub use provenance::{MappedSpan, Origin, Rendition};
 pub use spi::{
     Chunker, EmbedError, Embedder, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, check_embeddings,
-    counts_add_up_at, counts_add_up_at_space,
+    counts_add_up_at, counts_add_up_at_space, embed_chunks,
 };
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.

@@ -306,6 +306,42 @@ pub fn check_embeddings(embedder: &dyn Embedder, texts: usize, vectors: &[Vec<f3
     Ok(())
 }
 
+/// Embeds the chunks that carry no vector, in one call to `embedder`, from their
+/// [`embedding_text`](Chunk::embedding_text), checks the result ([`check_embeddings`]) and sets
+/// each chunk's [`embedding`](Chunk::embedding); a chunk that already has one is left as it is.
+/// Returns how many were embedded. What `ragctl chunk --embedder` does to each chunk.
+///
+/// ```
+/// use rag_core::{Chunk, EmbedError, Embedder, embed_chunks};
+/// # struct Len;
+/// # impl Embedder for Len {
+/// #     fn embed(&self, t: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> { Ok(t.iter().map(|t| vec![t.len() as f32]).collect()) }
+/// #     fn dimension(&self) -> usize { 1 }
+/// #     fn id(&self) -> &str { "len" }
+/// # }
+///
+/// let mut chunks = vec![Chunk::with_content("a", "d", "t", "four")];
+/// assert_eq!(embed_chunks(&Len, &mut chunks)?, 1);
+/// let embedding = chunks[0].embedding.as_ref().unwrap();
+/// assert_eq!((embedding.model.as_str(), embedding.vector.as_slice()), ("len", &[4.0][..]));
+/// assert_eq!(embed_chunks(&Len, &mut chunks)?, 0, "a vector is kept");
+/// # Ok::<(), EmbedError>(())
+/// ```
+pub fn embed_chunks(embedder: &dyn Embedder, chunks: &mut [Chunk]) -> Result<usize, EmbedError> {
+    let missing: Vec<usize> = (0..chunks.len()).filter(|&i| chunks[i].embedding.is_none()).collect();
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let texts: Vec<String> = missing.iter().map(|&i| chunks[i].embedding_text()).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = embedder.embed(&texts)?;
+    check_embeddings(embedder, texts.len(), &vectors)?;
+    for (&i, vector) in missing.iter().zip(vectors) {
+        chunks[i].embedding = Some(crate::Embedding::new(embedder.id(), vector));
+    }
+    Ok(missing.len())
+}
+
 /// The raw input of a parser: the bytes and the identity the resulting document will carry.
 #[derive(Debug, Clone, Copy)]
 pub struct SourceBytes<'a> {

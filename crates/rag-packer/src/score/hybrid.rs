@@ -3,7 +3,7 @@
 //! document's own words, the vectors find its meaning when the question words it otherwise
 //! ("going away" for "deprecated"); fused, they rank better than either (`docs/quality.md`).
 
-use rag_core::{Chunk, EmbedError, Embedder, Embedding, Fusion, PackerError, ScoreParts, Scoring, check_embeddings};
+use rag_core::{Chunk, EmbedError, Embedder, Fusion, PackerError, ScoreParts, Scoring, check_embeddings, embed_chunks};
 use rayon::prelude::*;
 
 use super::bm25::Query;
@@ -35,7 +35,7 @@ pub struct HybridScoring {
 ///   [`Scoring::PartlyGiven`]);
 /// - when none does, every chunk needs a vector of `embedder`'s model: a chunk that carries one
 ///   ([`Chunk::embedding`], written at chunk time) keeps it, the others are embedded from
-///   [`Chunk::embedding_text`] (in batches of [`EMBED_BATCH`], on rayon's pool) and the vector is
+///   [`Chunk::embedding_text`] (in batches of [`EMBED_BATCH`] chunks, on rayon's pool) and the vector is
 ///   set on the chunk. A vector of another model id, or of another dimension, is an error naming
 ///   the chunk ([`PackerError::ForeignEmbedding`], [`PackerError::EmbeddingDimension`]);
 /// - each chunk's score is then `fusion` of its BM25 score and its cosine ([`Fusion`]), and
@@ -132,21 +132,15 @@ fn check_vectors(chunks: &[Chunk], embedder: &dyn Embedder) -> Result<(), Packer
     Ok(())
 }
 
-/// Embeds the chunks that carry no vector and sets it on them; how many there were.
+/// Embeds the chunks that carry no vector and sets it on them, a batch per task on rayon's pool
+/// ([`embed_chunks`]); how many there were.
 fn embed_missing(chunks: &mut [Chunk], embedder: &dyn Embedder) -> Result<usize, PackerError> {
-    let missing: Vec<usize> = (0..chunks.len()).filter(|&i| chunks[i].embedding.is_none()).collect();
-    let vectors: Vec<Vec<Vec<f32>>> = missing
-        .par_chunks(EMBED_BATCH)
-        .map(|batch| {
-            let texts: Vec<String> = batch.iter().map(|&i| chunks[i].embedding_text()).collect();
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            embed_checked(embedder, &texts)
-        })
-        .collect::<Result<_, _>>()?;
-    for (&i, vector) in missing.iter().zip(vectors.into_iter().flatten()) {
-        chunks[i].embedding = Some(Embedding::new(embedder.id(), vector));
-    }
-    Ok(missing.len())
+    let counts: Vec<usize> = chunks
+        .par_chunks_mut(EMBED_BATCH)
+        .map(|batch| embed_chunks(embedder, batch))
+        .collect::<Result<_, _>>()
+        .map_err(|source| PackerError::Embedder { source })?;
+    Ok(counts.iter().sum())
 }
 
 /// `embedder`'s vectors of `texts`, checked against its contract.
