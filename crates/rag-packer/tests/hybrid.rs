@@ -242,3 +242,55 @@ fn packing_with_an_embedder_is_deterministic() {
     let second = packer.pack_context_blocking(&ctx, chunks(), 20, &format).unwrap();
     assert_eq!(first, second);
 }
+
+#[test]
+fn diversity_packs_a_second_point_before_a_repeat_of_the_first() {
+    // Given scores and vectors: "repeat" says what "first" says, "second" something else.
+    let chunks = || -> Vec<Chunk> {
+        [
+            ("first", 0.9, vec![1.0, 0.0]),
+            ("repeat", 0.8, vec![0.99, 0.1]),
+            ("second", 0.5, vec![0.0, 1.0]),
+        ]
+        .into_iter()
+        .map(|(id, score, vector)| {
+            let mut chunk = Chunk::with_content(id, "guide", "acme", format!("text of {id}"));
+            chunk.token_count = Some(10);
+            chunk.score = Some(score);
+            chunk.embedding = Some(Embedding::new("hand", vector));
+            chunk
+        })
+        .collect()
+    };
+    let packer = |diversity: Option<f64>| {
+        let config = PackerConfig::builder()
+            .with_token_counter(Arc::new(WordCounter))
+            .with_diversity(diversity)
+            .with_conflicts(false)
+            .build()
+            .unwrap();
+        ContextPacker::new(config)
+    };
+    let mut plain = packed_ids(&packer(None), chunks(), 20);
+    plain.sort();
+    assert_eq!(
+        plain,
+        ["first", "repeat"],
+        "without diversity: the two best, one point twice"
+    );
+    let packed = packer(Some(0.5))
+        .pack_blocking(&RequestContext::local("acme"), chunks(), 20)
+        .unwrap();
+    let mut diverse: Vec<&str> = packed.chunks.iter().map(|c| c.id.as_str()).collect();
+    diverse.sort_unstable();
+    assert_eq!(diverse, ["first", "second"]);
+    assert!(
+        packed.effective_scores.contains(&0.5),
+        "second keeps its score: nothing like it was ranked before it"
+    );
+    let err = PackerConfig::builder().with_diversity(Some(-0.5)).build().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("diversity weight must be a finite number of at least 0")
+    );
+}

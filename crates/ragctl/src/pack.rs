@@ -130,6 +130,10 @@ pub(crate) struct PackArgs {
     /// The weight of BM25 in convex fusion, in 0..=1 (the cosine gets the rest).
     #[arg(long, value_name = "W", value_parser = parse_weight, requires = "embedder")]
     bm25_weight: Option<f64>,
+    /// Diversity (maximal marginal relevance): each candidate's score is lowered by W times its
+    /// greatest cosine to the chunks ranked before it, in 0..=1 (off by default).
+    #[arg(long, value_name = "W", value_parser = parse_weight, requires = "embedder")]
+    diversity: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -372,6 +376,7 @@ fn packer_config(
         .with_token_counter(counter)
         .with_embedder(embedder)
         .with_fusion(args.fusion()?)
+        .with_diversity(args.diversity)
         .build()?)
 }
 

@@ -368,6 +368,42 @@ mod tests {
     }
 
     #[test]
+    fn hybrid_rows_compare_the_same_questions_overall_and_handwritten() {
+        let questions = [
+            question("q1", Origin::Handwritten),
+            question("q2", Origin::Derived),
+            question("q3", Origin::Handwritten),
+        ];
+        let bm25 = [
+            outcome(true, 1, 0, 1, 1),
+            outcome(true, 1, 0, 1, 1),
+            outcome(false, 1, 0, 1, 1),
+        ];
+        let hybrid = [
+            outcome(true, 1, 0, 1, 1),
+            outcome(false, 1, 0, 1, 1),
+            outcome(true, 1, 0, 1, 1),
+        ];
+        let row = HybridRow::new("greedy", 1000, &questions, &bm25, &hybrid, false);
+        assert_eq!(
+            (
+                row.bm25,
+                row.hybrid,
+                row.handwritten,
+                row.bm25_handwritten,
+                row.hybrid_handwritten
+            ),
+            (2, 2, 2, 1, 2)
+        );
+        assert_eq!(
+            format_hybrid_table(&[row]),
+            "| strategy | budget | bm25 | hybrid | points | bm25, handwritten | hybrid, handwritten | points |\n\
+             |---|--:|--:|--:|--:|--:|--:|--:|\n\
+             | greedy | 1000 | 66.7% (2/3) | 66.7% (2/3) | 0.0 | 50.0% (1/2) | 100.0% (2/2) | +50.0 |\n"
+        );
+    }
+
+    #[test]
     fn question_json_holds_the_span_and_every_pack() {
         let q = question("q1", Origin::Handwritten);
         let o = outcome(true, 2, 1, 90, 95);

@@ -91,6 +91,11 @@ pub struct PackerConfig {
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     /// How hybrid scoring fuses the two scores (default [`DEFAULT_FUSION`](crate::DEFAULT_FUSION)).
     pub(crate) fusion: Fusion,
+    /// Diversity (opt-in, `None` by default): the eligible candidates are re-ranked by maximal
+    /// marginal relevance over their vectors ([`mmr_order`](crate::mmr_order)), each one's value
+    /// lowered by this weight times its greatest cosine to the candidates ranked before it. A
+    /// finite number of at least 0; chunks without a vector are never lowered.
+    pub(crate) diversity: Option<f64>,
 }
 
 impl PackerConfig {
@@ -119,6 +124,7 @@ impl Default for PackerConfig {
             cut_to_fit: true,
             embedder: None,
             fusion: crate::DEFAULT_FUSION,
+            diversity: None,
         }
     }
 }
@@ -161,6 +167,8 @@ impl PackerConfigBuilder {
         pub fn with_embedder(embedder: Option<Arc<dyn Embedder>>);
         /// Sets how hybrid scoring fuses BM25 and cosine.
         pub fn with_fusion(fusion: Fusion);
+        /// Sets the weight of maximal-marginal-relevance diversity (`None`: off).
+        pub fn with_diversity(diversity: Option<f64>);
     }
 
     /// Plugs in an order of your own (the extension point for orders); `order` becomes
@@ -280,6 +288,11 @@ impl PackerConfig {
         self.fusion
     }
 
+    /// The weight of maximal-marginal-relevance diversity (`None`: off).
+    pub fn diversity(&self) -> Option<f64> {
+        self.diversity
+    }
+
     /// Checks every setting; the one place a configuration is validated.
     fn validate(&self) -> Result<(), PackerError> {
         let invalid = |message: &str| {
@@ -301,6 +314,13 @@ impl PackerConfig {
         {
             return Err(PackerError::InvalidConfig {
                 message: format!("relevance floor must be a finite number, got {floor}"),
+            });
+        }
+        if let Some(weight) = self.diversity
+            && !(weight.is_finite() && weight >= 0.0)
+        {
+            return Err(PackerError::InvalidConfig {
+                message: format!("the diversity weight must be a finite number of at least 0, got {weight}"),
             });
         }
         match self.fusion {
@@ -335,6 +355,7 @@ impl fmt::Debug for PackerConfig {
             .field("cut_to_fit", &self.cut_to_fit)
             .field("embedder", &self.embedder.as_ref().map(|e| e.id().to_owned()))
             .field("fusion", &self.fusion)
+            .field("diversity", &self.diversity)
             .finish()
     }
 }
