@@ -137,8 +137,8 @@ usage: rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FIL
   --embedder DIR    a model2vec folder (cargo xtask wordllama writes one): chunk with its vectors
                     and pack every cell twice, BM25 and hybrid (`ragctl pack --embedder DIR`), side
                     by side; without it the hybrid comparison is skipped
-  --hybrid-arg ARG  a flag for the hybrid packs only, e.g. --hybrid-arg=--bm25-weight
-                    --hybrid-arg 0.6 (repeatable)";
+  --hybrid-arg ARG  a flag for the hybrid packs only, repeatable: --hybrid-arg --bm25-weight
+                    --hybrid-arg 0.6";
 
 /// The directories of `root`, sorted by name.
 fn corpus_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
