@@ -334,7 +334,8 @@ class RagctlEmbedding(BaseEmbedding):
     def __init__(self, path: PathLike, **data: Any) -> None:
         embedder = StaticEmbedder(path)
         data.setdefault("model_name", embedder.id)
-        super().__init__(path=str(path), **data)
+        data["path"] = str(path)
+        super().__init__(**data)
         self._embedder = embedder
 
     @classmethod
