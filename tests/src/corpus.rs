@@ -455,8 +455,8 @@ pub fn packer_edge_cases(identical: usize) -> Vec<PackerCase> {
     }
     odd[0].metadata.insert("deep".into(), nested);
     odd[1]
-        .insert_extra("embedding_model", json!("e5-large"))
-        .expect("embedding_model is no field of a chunk");
+        .insert_extra("reranker", json!("bge-large"))
+        .expect("reranker is no field of a chunk");
     odd[2].trust = TrustLevel::Untrusted;
     cases.push(case("deep metadata, unknown fields, trust levels", odd, 100));
     // Labels the local principal does not hold, on a candidate, a pinned chunk and a chunk whose

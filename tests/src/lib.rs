@@ -10,6 +10,8 @@
 //! - [`generate`]: proptest strategies for documents and packer cases, and seeded samples of them.
 //! - [`reference`](mod@reference): the definitions the packer rules compare against (normalisation, shingles,
 //!   dedup by all pairs, optimal selection by brute force), for tests that need them directly.
+//! - [`embedding`]: a tiny static embedding model built at test time, as a model2vec folder and as
+//!   an [`rag_core::Embedder`].
 //! - [`testing`]: small implementations tests share, such as the [`testing::WordCounter`].
 //! - [`Summary`]: the table of a run (rule, implementation, cases, result).
 //!
@@ -57,6 +59,7 @@
 pub mod chunker;
 pub mod corpus;
 pub mod counter;
+pub mod embedding;
 pub mod generate;
 pub mod packer;
 pub mod reference;

@@ -483,8 +483,8 @@ fn deep_metadata_and_unknown_fields_are_packed_unchanged() {
     }
     let mut c = chunk("deep", "text with deep metadata", 1.0);
     c.metadata.insert("deep".into(), value);
-    c.insert_extra("embedding_model", serde_json::json!("e5"))
-        .expect("embedding_model is no field of a chunk");
+    c.insert_extra("reranker", serde_json::json!("bge"))
+        .expect("reranker is no field of a chunk");
     let packed = pack(config(SelectionStrategy::Greedy), vec![c.clone()], 100).unwrap();
     assert_eq!(packed.chunks, [c]);
 }

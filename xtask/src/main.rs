@@ -8,6 +8,7 @@
 //! cargo xtask bench      the performance figures in one table (`--quick`, `--corpus DIR`, `--runs N`)
 //! cargo xtask eval       answer-in-context recall of `ragctl pack` on real docs (`--ragctl PATH`, `--json FILE`)
 //! cargo xtask man        the man pages of ragctl, in target/man
+//! cargo xtask wordllama  a model2vec folder for `--embedder` from the wordllama wheel (PyPI), in target/models
 //! cargo xtask python     the Python package: wheel (release) in a venv with its test dependencies,
 //!                         pytest, then stubtest and mypy on the installed package
 //! ```
@@ -22,6 +23,7 @@ mod fuzz;
 mod man;
 mod python;
 mod run;
+mod wordllama;
 
 use std::process::ExitCode;
 
@@ -39,7 +41,9 @@ tasks:
   man        the man pages of ragctl, generated from its clap definitions, in target/man
   python     the Python package: its wheel (release) in target/python/venv with the pinned test
              dependencies, then its pytest suite, stubtest and mypy (PYTHON names the
-             interpreter, default python3)";
+             interpreter, default python3)
+  wordllama  a model2vec folder for `ragctl --embedder` from the wordllama wheel (pip download from
+             PyPI, re-keyed), in target/models/wordllama-l2-256 [OUT_DIR]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Some("eval") => eval::eval(&args[1..]),
         Some("man") => man::man(),
         Some("python") => python::python(),
+        Some("wordllama") => wordllama::wordllama(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -47,7 +47,7 @@ pub struct MissingContentError {
 /// The top-level fields of a chunk's JSON form: every one, so that a misspelt key is warned
 /// about whichever field it was meant for (a misspelt `tokenizer` would otherwise let a count
 /// made with another tokenizer be trusted silently).
-pub const CHUNK_FIELDS: [&str; 17] = [
+pub const CHUNK_FIELDS: [&str; 19] = [
     "id",
     "document_id",
     "tenant_id",
@@ -65,6 +65,8 @@ pub const CHUNK_FIELDS: [&str; 17] = [
     "pinned",
     "acl_labels",
     "metadata",
+    "embedding_model",
+    "embedding",
 ];
 
 /// Why an extra field was refused: its key names a field of the chunk, and the JSON form would
@@ -149,6 +151,10 @@ pub struct Chunk {
     /// Producer-specific data; the heading-aware chunker sets `kind`, `level` and `heading_path`.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
+    /// The chunk's vector and the model that made it (JSON `embedding_model` and `embedding`),
+    /// when it was embedded; see [`Embedding`].
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Embedding>,
     /// Fields this version does not know, kept so that a pipe through `ragctl` loses nothing.
     /// Private so that no key of [`CHUNK_FIELDS`] gets in: see [`set_extra`](Self::set_extra).
     #[serde(flatten)]
@@ -234,6 +240,7 @@ impl Chunk {
             pinned: false,
             acl_labels: Vec::new(),
             metadata: Map::new(),
+            embedding: None,
             extra: Map::new(),
         }
     }
@@ -279,8 +286,8 @@ impl Chunk {
     /// let mut extra = Map::new();
     /// extra.insert("tenant_id".into(), json!("globex"));
     /// assert!(chunk.set_extra(extra).is_err());
-    /// assert_eq!(chunk.insert_extra("embedding_model", json!("e5"))?, None);
-    /// assert_eq!(chunk.extra()["embedding_model"], "e5");
+    /// assert_eq!(chunk.insert_extra("reranker", json!("bge"))?, None);
+    /// assert_eq!(chunk.extra()["reranker"], "bge");
     /// # Ok::<(), rag_core::ExtraFieldError>(())
     /// ```
     pub fn set_extra(&mut self, extra: Map<String, Value>) -> Result<(), ExtraFieldError> {
@@ -419,6 +426,81 @@ impl Chunk {
     }
 }
 
+/// A chunk's vector and the id of the model that made it ([`Embedder::id`](crate::Embedder::id)).
+///
+/// In JSON it is two top-level fields of the chunk: `embedding_model` (the id) and `embedding`
+/// (the values, an array of numbers). Each value is written as the shortest decimal that reads
+/// back as the same `f32`, so a vector survives a pipe through JSON Lines bit for bit: a chunk
+/// embedded at chunk time ranks exactly as one embedded at pack time. Reading a chunk with one
+/// field and not the other, an empty vector or a value that is not a finite `f32` is an error
+/// naming the chunk.
+///
+/// ```
+/// use rag_core::{Chunk, Embedding};
+///
+/// let mut chunk = Chunk::with_content("a", "d", "acme", "Deprecated since 2.0.");
+/// chunk.embedding = Some(Embedding::new("model2vec:tiny", vec![0.1, -0.25, 1.0e-7]));
+/// let line = serde_json::to_string(&chunk)?;
+/// assert!(line.ends_with(r#""embedding_model":"model2vec:tiny","embedding":[0.1,-0.25,1e-7]}"#));
+/// let back: Chunk = serde_json::from_str(&line)?;
+/// assert_eq!(back.embedding, chunk.embedding);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embedding {
+    /// The id of the model that made the vector.
+    #[serde(rename = "embedding_model")]
+    pub model: String,
+    /// The vector.
+    #[serde(rename = "embedding")]
+    pub vector: Vec<f32>,
+}
+
+impl Embedding {
+    /// The vector `vector` made by the model `model`.
+    pub fn new(model: impl Into<String>, vector: Vec<f32>) -> Self {
+        Self {
+            model: model.into(),
+            vector,
+        }
+    }
+
+    /// What makes `vector` unusable, if anything.
+    fn problem(vector: &[f32]) -> Option<&'static str> {
+        if vector.is_empty() {
+            Some("has an empty embedding")
+        } else if !vector.iter().all(|v| v.is_finite()) {
+            Some("has an embedding value that is not a finite 32-bit float")
+        } else {
+            None
+        }
+    }
+}
+
+impl Chunk {
+    /// The text an [`Embedder`](crate::Embedder) is given for this chunk: its heading path
+    /// (`A > B`) on a line of its own, then its content; the heading path alone for a chunk that
+    /// carries only a `content_ref`. One definition, so a chunk embedded when it is chunked and
+    /// one embedded when it is packed get the same vector.
+    ///
+    /// ```
+    /// use rag_core::Chunk;
+    ///
+    /// let mut chunk = Chunk::with_content("c", "d", "t", "Call end() to finish.");
+    /// assert_eq!(chunk.embedding_text(), "Call end() to finish.");
+    /// chunk.metadata.insert("heading_path".into(), serde_json::json!(["Streams", "Writable"]));
+    /// assert_eq!(chunk.embedding_text(), "Streams > Writable\nCall end() to finish.");
+    /// ```
+    pub fn embedding_text(&self) -> String {
+        let path = self.heading_path().join(" > ");
+        match (path.is_empty(), self.content()) {
+            (true, content) => content.unwrap_or_default().to_owned(),
+            (false, Some(content)) => format!("{path}\n{content}"),
+            (false, None) => path,
+        }
+    }
+}
+
 /// Where a part the packer cut to fit came from (`metadata.cut_from` in JSON): the chunk, the
 /// byte range of that chunk's content the part holds, and the tokens the whole chunk needed.
 ///
@@ -506,6 +588,8 @@ enum InvalidChunk {
     Body(#[from] MissingContentError),
     #[error(transparent)]
     Extra(#[from] ExtraFieldError),
+    #[error("chunk {id} {problem}")]
+    Embedding { id: ChunkId, problem: &'static str },
 }
 
 /// The wire form, checked by `TryFrom` so that a chunk without a body, or with an extra field that
@@ -545,6 +629,10 @@ struct ChunkRepr {
     acl_labels: Vec<String>,
     #[serde(default)]
     metadata: Map<String, Value>,
+    #[serde(default)]
+    embedding_model: Option<String>,
+    #[serde(default)]
+    embedding: Option<Vec<f32>>,
     #[serde(flatten)]
     extra: Map<String, Value>,
 }
@@ -565,6 +653,27 @@ impl TryFrom<ChunkRepr> for Chunk {
             }
             .into());
         }
+        let embedding = match (repr.embedding_model, repr.embedding) {
+            (None, None) => None,
+            (Some(model), Some(vector)) => {
+                if let Some(problem) = Embedding::problem(&vector) {
+                    return Err(InvalidChunk::Embedding { id: repr.id, problem });
+                }
+                Some(Embedding { model, vector })
+            }
+            (Some(_), None) => {
+                return Err(InvalidChunk::Embedding {
+                    id: repr.id,
+                    problem: "has an embedding_model but no embedding",
+                });
+            }
+            (None, Some(_)) => {
+                return Err(InvalidChunk::Embedding {
+                    id: repr.id,
+                    problem: "has an embedding but no embedding_model (the id of the model that made it)",
+                });
+            }
+        };
         Ok(Self {
             id: repr.id,
             document_id: repr.document_id,
@@ -583,6 +692,7 @@ impl TryFrom<ChunkRepr> for Chunk {
             pinned: repr.pinned,
             acl_labels: repr.acl_labels,
             metadata: repr.metadata,
+            embedding,
             extra: repr.extra,
         })
     }
@@ -674,12 +784,12 @@ mod tests {
     #[test]
     fn unknown_fields_are_kept_and_written_back() {
         let line = json!({"id": "c", "document_id": "d", "tenant_id": "t", "content": "x",
-                          "embedding_model": "e5", "nested": {"a": [1, 2]}});
+                          "reranker": "bge", "nested": {"a": [1, 2]}});
         let chunk: Chunk = serde_json::from_value(line.clone()).unwrap();
-        assert_eq!(chunk.extra().get("embedding_model"), Some(&json!("e5")));
+        assert_eq!(chunk.extra().get("reranker"), Some(&json!("bge")));
         let out = serde_json::to_value(&chunk).unwrap();
         assert_eq!(out["nested"], line["nested"]);
-        assert_eq!(out["embedding_model"], "e5");
+        assert_eq!(out["reranker"], "bge");
     }
 
     #[test]
@@ -694,14 +804,14 @@ mod tests {
             );
         }
         let mut injected = Map::new();
-        injected.insert("embedding_model".into(), json!("e5"));
+        injected.insert("reranker".into(), json!("bge"));
         injected.insert("tenant_id".into(), json!("globex"));
         assert!(chunk.set_extra(injected).is_err());
         assert!(
             chunk.extra().is_empty(),
             "a refused set_extra leaves the chunk as it was"
         );
-        assert_eq!(chunk.insert_extra("embedding_model", json!("e5")).unwrap(), None);
+        assert_eq!(chunk.insert_extra("reranker", json!("bge")).unwrap(), None);
 
         // Serialisation writes each key once, so the chunk reads back as it was.
         let line = serde_json::to_string(&chunk).unwrap();
@@ -732,6 +842,73 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("-3"), "{err}");
+    }
+
+    #[test]
+    fn every_f32_of_an_embedding_reads_back_bit_for_bit() {
+        // A stride through all finite bit patterns (both signs, subnormals, the extremes).
+        let mut vector: Vec<f32> = (0..=u32::MAX)
+            .step_by(65_537)
+            .map(f32::from_bits)
+            .filter(|v| v.is_finite())
+            .collect();
+        vector.extend([
+            f32::MIN,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1.0e-45,
+            0.1,
+            1.0 / 3.0,
+        ]);
+        let mut chunk = Chunk::with_content("a", "d", "t", "x");
+        chunk.embedding = Some(Embedding::new("m", vector.clone()));
+        let line = serde_json::to_string(&chunk).unwrap();
+        let back: Chunk = serde_json::from_str(&line).unwrap();
+        let got = back.embedding.unwrap().vector;
+        assert_eq!(got.len(), vector.len());
+        for (a, b) in vector.iter().zip(&got) {
+            assert_eq!(a.to_bits(), b.to_bits(), "{a:e} read back as {b:e}");
+        }
+    }
+
+    #[test]
+    fn an_embedding_needs_its_model_and_finite_values() {
+        let base = json!({"id": "c-4", "document_id": "d", "tenant_id": "t", "content": "x"});
+        let with = |fields: serde_json::Value| {
+            let mut line = base.clone();
+            line.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            serde_json::from_value::<Chunk>(line)
+        };
+        let cases = [
+            (
+                json!({"embedding": [0.5]}),
+                "chunk c-4 has an embedding but no embedding_model",
+            ),
+            (
+                json!({"embedding_model": "m"}),
+                "chunk c-4 has an embedding_model but no embedding",
+            ),
+            (
+                json!({"embedding_model": "m", "embedding": []}),
+                "chunk c-4 has an empty embedding",
+            ),
+            (
+                json!({"embedding_model": "m", "embedding": [1e39]}),
+                "chunk c-4 has an embedding value that is not a finite 32-bit float",
+            ),
+        ];
+        for (fields, message) in cases {
+            let err = with(fields.clone()).unwrap_err();
+            assert!(err.to_string().contains(message), "{fields}: {err}");
+        }
+        assert!(with(json!({"embedding_model": "m", "embedding": [null]})).is_err());
+        let ok = with(json!({"embedding_model": "m", "embedding": [0.5, -1]})).unwrap();
+        assert_eq!(ok.embedding, Some(Embedding::new("m", vec![0.5, -1.0])));
+        assert!(ok.extra().is_empty(), "the two fields are the embedding, not extras");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Every message names what failed and where (file, byte offset, block, chunk id), lower-case and
 //! without a trailing period, so callers can prefix it (`error: docs/a.md: invalid UTF-8 ...`).
 
-use crate::{ChunkId, DocumentId, MissingContentError, TenantId, TokenizerError};
+use crate::{ChunkId, DocumentId, EmbedError, MissingContentError, TenantId, TokenizerError};
 
 /// Any error of the ragctl libraries.
 #[derive(Debug, thiserror::Error)]
@@ -352,6 +352,38 @@ pub enum PackerError {
         /// The most that are searched.
         limit: usize,
     },
+    /// The packer's embedder failed (or broke its contract) while embedding the query or chunks.
+    #[error("embedding for hybrid scoring: {source}")]
+    Embedder {
+        /// The embedder's error.
+        source: EmbedError,
+    },
+    /// A chunk carries a vector made by another model than the packer's embedder: the two cannot
+    /// be compared.
+    #[error(
+        "chunk {chunk_id} has an embedding made by {model}, the packer embeds with {expected}: \
+         embed the input with one model"
+    )]
+    ForeignEmbedding {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// The model its vector was made by.
+        model: String,
+        /// The packer's embedder.
+        expected: String,
+    },
+    /// A chunk carries a vector of the embedder's model id but of another dimension.
+    #[error("chunk {chunk_id} has an embedding of {dimension} values, the embedder {model} makes {expected}")]
+    EmbeddingDimension {
+        /// The chunk.
+        chunk_id: ChunkId,
+        /// The model id its vector claims.
+        model: String,
+        /// Its length.
+        dimension: usize,
+        /// The embedder's dimension.
+        expected: usize,
+    },
 }
 
 impl PackerError {
@@ -365,6 +397,8 @@ impl PackerError {
             | Self::NonFiniteScore { chunk_id, .. }
             | Self::DuplicateChunkId { chunk_id }
             | Self::MissingContent { chunk_id }
+            | Self::ForeignEmbedding { chunk_id, .. }
+            | Self::EmbeddingDimension { chunk_id, .. }
             | Self::Tokenizer { chunk_id, .. } => Some(chunk_id),
             _ => None,
         }
@@ -405,6 +439,35 @@ impl From<RenderError> for RepackError {
     fn from(err: RenderError) -> Self {
         match err {
             RenderError::MissingContent { chunk_id } => Self::MissingContent { chunk_id },
+        }
+    }
+}
+
+/// An embedding model could not be loaded from its files: the error names the file and says what
+/// is wrong with it (missing, unreadable, malformed, a tensor of the wrong shape or dtype).
+///
+/// ```
+/// use rag_core::ModelLoadError;
+///
+/// let err = ModelLoadError::new("models/tiny/config.json", "not JSON: expected value at line 1 column 1");
+/// assert_eq!(err.to_string(), "models/tiny/config.json: not JSON: expected value at line 1 column 1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+#[non_exhaustive]
+pub struct ModelLoadError {
+    /// The file (or folder) at fault.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ModelLoadError {
+    /// The error of the file at `path`, saying what is wrong.
+    pub fn new(path: impl Into<std::path::PathBuf>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
         }
     }
 }

@@ -174,6 +174,7 @@ pub use crate::chunk::CHUNK_FIELDS;
 /// assert_eq!(resembled_field("tokenCount"), Some("token_count"));
 /// assert_eq!(resembled_field("tenant_id"), None);
 /// assert_eq!(resembled_field("embedding"), None);
+/// assert_eq!(resembled_field("Embedding_Model"), Some("embedding_model"));
 /// ```
 pub fn resembled_field(key: &str) -> Option<&'static str> {
     if CHUNK_FIELDS.contains(&key) {
@@ -562,7 +563,7 @@ mod tests {
         let input = [
             json!({"id": "a", "document_id": "d", "content": "x", "Tenant_Id": "globex"}),
             json!({"id": "b", "document_id": "d", "content": "x", "tenantId": "globex", "token-count": 3}),
-            json!({"id": "c", "document_id": "d", "content": "x", "Tenant_Id": "globex", "embedding": [1]}),
+            json!({"id": "c", "document_id": "d", "content": "x", "Tenant_Id": "globex", "reranker": [1]}),
         ]
         .map(|v| v.to_string())
         .join("\n");
@@ -609,6 +610,7 @@ mod tests {
         chunk.acl_labels = vec!["l".into()];
         chunk.metadata.insert("k".into(), json!(1));
         chunk.parent_id = Some("p".into());
+        chunk.embedding = Some(crate::Embedding::new("m", vec![1.0]));
         let value = serde_json::to_value(&chunk).unwrap();
         let mut written: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
         // A chunk holds content or a reference, so one full chunk cannot show both.

@@ -1,5 +1,5 @@
 //! The shared vocabulary of ragctl: ids, request context, documents and blocks, chunks, packed
-//! context, errors, and the SPI traits ([`Parser`], [`Chunker`], [`Packer`], [`TokenCounter`]).
+//! context, errors, and the SPI traits ([`Parser`], [`Chunker`], [`Packer`], [`TokenCounter`], [`Embedder`]).
 //!
 //! Every other crate of the workspace speaks these types, so a chunker, a packer and the CLI can be
 //! swapped independently. This crate is deliberately light: no tokenizer, no async runtime, no
@@ -29,19 +29,19 @@ mod packed;
 mod provenance;
 mod spi;
 
-pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, CutFrom, ExtraFieldError, MissingContentError, TrustLevel};
+pub use chunk::{CHUNK_FIELDS, Chunk, ChunkKind, CutFrom, Embedding, ExtraFieldError, MissingContentError, TrustLevel};
 pub use context::{Principal, RequestContext};
 pub use document::{Block, BlockType, Document, HeadingLevel, ParsedDocument, ReversedSpanError, Span};
-pub use error::{ChunkError, Error, PackerError, ParseError, RenderError, RepackError, RetrievalError};
+pub use error::{ChunkError, Error, ModelLoadError, PackerError, ParseError, RenderError, RepackError, RetrievalError};
 pub use ids::{ChunkId, CorpusId, DocumentId, TenantId};
 pub use packed::{
-    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, Order, PackOrder, PackedContext, Scoring,
-    SelectionStrategy,
+    ConflictAnnotation, ConflictKind, DropReason, DroppedChunk, Excerpt, Fusion, Order, PackOrder, PackedContext,
+    ScoreParts, Scoring, SelectionStrategy,
 };
 pub use provenance::{MappedSpan, Origin, Rendition};
 pub use spi::{
-    Chunker, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, counts_add_up_at,
-    counts_add_up_at_space,
+    Chunker, EmbedError, Embedder, Health, Packer, Parser, SourceBytes, TokenCounter, TokenizerError, check_embeddings,
+    counts_add_up_at, counts_add_up_at_space, embed_chunks,
 };
 
 /// `async_trait` re-exported, so implementers of [`Chunker`] need no extra dependency.

@@ -362,7 +362,7 @@ impl fmt::Display for DropReason {
 ///      chunks without a query term are not packed"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Scoring {
@@ -387,6 +387,77 @@ pub enum Scoring {
         /// or only stop words), and then no chunk is relevant.
         terms: Vec<String>,
     },
+    /// No chunk carried a score and the packer had an embedder: each chunk's score fuses its BM25
+    /// score with the cosine of its vector and the query's, by `fusion` (the parts of each packed
+    /// chunk are in [`PackedContext::score_parts`]). No relevance floor applies: a chunk that
+    /// shares no word with the query may still be close to it in meaning.
+    Hybrid {
+        /// The chunks scored.
+        chunks: usize,
+        /// The query's distinct search terms, sorted, as for [`Scoring::Bm25`].
+        terms: Vec<String>,
+        /// The embedder's id: every vector compared was made by it.
+        model: String,
+        /// How the two scores were fused.
+        fusion: Fusion,
+        /// How many chunks arrived without a vector and were embedded by the packer.
+        embedded: usize,
+    },
+}
+
+/// How BM25 and cosine scores are fused into one ([`Scoring::Hybrid`]).
+///
+/// ```
+/// use rag_core::Fusion;
+///
+/// assert_eq!(Fusion::Convex { bm25_weight: 0.7 }.to_string(), "0.7 x bm25 + 0.3 x cosine, each min-max normalised over the chunks");
+/// assert_eq!(Fusion::ReciprocalRank { k: 60 }.to_string(), "reciprocal-rank fusion (k = 60) of the bm25 and cosine rankings");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Fusion {
+    /// `w x bm25' + (1 - w) x cosine'`, where each score is min-max normalised over the chunks
+    /// scored for the query (the lowest 0, the highest 1; all 0 when they are equal).
+    Convex {
+        /// The weight `w` of BM25, in `0..=1`; 1 is BM25 alone, 0 the cosine alone.
+        bm25_weight: f64,
+    },
+    /// `1 / (k + rank by bm25) + 1 / (k + rank by cosine)`, ranks from 1 (ties broken by input
+    /// order, as the packer breaks them by id later).
+    ReciprocalRank {
+        /// The constant `k` damping the top ranks (60 in the literature).
+        k: u32,
+    },
+}
+
+impl fmt::Display for Fusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Convex { bm25_weight } => {
+                // Rounded to the thousandth, so 1 - 0.7 does not print as 0.30000000000000004.
+                let cosine = ((1.0 - bm25_weight) * 1000.0).round() / 1000.0;
+                write!(
+                    f,
+                    "{bm25_weight} x bm25 + {cosine} x cosine, each min-max normalised over the chunks"
+                )
+            }
+            Self::ReciprocalRank { k } => {
+                write!(f, "reciprocal-rank fusion (k = {k}) of the bm25 and cosine rankings")
+            }
+        }
+    }
+}
+
+/// The two scores a chunk's hybrid score was fused from ([`PackedContext::score_parts`]): its BM25
+/// score (scaled so the best chunk scores 1, as [`Scoring::Bm25`] scores are) and the cosine of its
+/// vector and the query's, before normalisation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScoreParts {
+    /// The BM25 score.
+    pub bm25: f64,
+    /// The cosine similarity, in `-1..=1`.
+    pub cosine: f64,
 }
 
 impl fmt::Display for Scoring {
@@ -402,6 +473,18 @@ impl fmt::Display for Scoring {
                 f,
                 "bm25 against the query over heading path and text of {chunks} chunks (terms: {}); chunks without \
                  a query term are not packed",
+                terms.join(", ")
+            ),
+            Self::Hybrid {
+                chunks,
+                terms,
+                model,
+                fusion,
+                embedded,
+            } => write!(
+                f,
+                "hybrid: {fusion}; bm25 over heading path and text of {chunks} chunks (terms: {}), cosine of \
+                 {model} vectors ({embedded} embedded at pack time)",
                 terms.join(", ")
             ),
         }
@@ -464,6 +547,11 @@ pub struct PackedContext {
     /// when it has none). Empty when the packer did not report them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effective_scores: Vec<f64>,
+    /// How each packed chunk's score was fused, parallel to `chunks`, when the packer scored them
+    /// with [`Scoring::Hybrid`] (`None` for a part cut to fit, whose whole chunk's parts apply).
+    /// Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub score_parts: Vec<Option<ScoreParts>>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -536,6 +624,7 @@ impl PackedContext {
             excerpts: Vec::new(),
             scoring: None,
             effective_scores: Vec::new(),
+            score_parts: Vec::new(),
         }
     }
 
@@ -606,6 +695,7 @@ mod tests {
             excerpts: Vec::new(),
             scoring: Some(Scoring::PartlyGiven { unscored: 1, chunks: 5 }),
             effective_scores: vec![0.75],
+            score_parts: vec![Some(ScoreParts { bm25: 1.0, cosine: 0.5 })],
         }
     }
 
@@ -641,6 +731,7 @@ mod tests {
             json!({"rule": "partly_given", "unscored": 1, "chunks": 5})
         );
         assert_eq!(json["effective_scores"], json!([0.75]));
+        assert_eq!(json["score_parts"], json!([{"bm25": 1.0, "cosine": 0.5}]));
         let back: PackedContext = serde_json::from_value(json).unwrap();
         assert_eq!(back, packed);
         assert_eq!((back.dropped_dedup(), back.dropped_budget()), (2, 3));

@@ -165,6 +165,183 @@ macro_rules! forward_token_counter {
 
 forward_token_counter!(&T, std::sync::Arc<T>, Box<T>);
 
+/// An [`Embedder`] could not embed a batch of texts.
+///
+/// A static model never fails on text; an embedder backed by a service, another runtime or a
+/// Python object returns this instead of panicking, and so does any embedder whose result breaks
+/// the contract (a vector of the wrong dimension, one vector too few). The packer passes it on as
+/// [`PackerError::Embedder`].
+///
+/// ```
+/// use rag_core::EmbedError;
+///
+/// let err = EmbedError::new("model2vec:potion", "the service timed out");
+/// assert_eq!(err.to_string(), "embedder model2vec:potion failed: the service timed out");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("embedder {model} failed: {message}")]
+#[non_exhaustive]
+pub struct EmbedError {
+    /// The failing embedder's [`id`](Embedder::id).
+    pub model: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl EmbedError {
+    /// The error of the embedder `model`, saying what went wrong.
+    pub fn new(model: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Turns texts into vectors whose cosine says how close their meanings are.
+///
+/// Contract:
+/// - `embed(texts)` returns one vector per text, in order, each of [`dimension`](Self::dimension)
+///   finite values; it is deterministic (the same text always gives the same vector, whatever else
+///   is in the batch).
+/// - `id` names the model precisely enough that two embedders with the same id give the same
+///   vectors (`model2vec:wordllama-l2-256`); chunks record it with their vector
+///   ([`Chunk::embedding`]), so a vector made by another model is never compared with this one's.
+/// - An embedder that cannot embed returns an [`EmbedError`]; it never panics.
+/// - Embedders are shared across threads, so they must be `Send + Sync`; expensive state (the
+///   model) is loaded once, not per call. Callers batch: one call per many texts.
+///
+/// [`check_embeddings`] checks a result against the first point.
+///
+/// ```
+/// use rag_core::{EmbedError, Embedder};
+///
+/// /// Two dimensions: how often "a" and "b" occur.
+/// struct Letters;
+///
+/// impl Embedder for Letters {
+///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+///         Ok(texts.iter().map(|t| vec![t.matches('a').count() as f32, t.matches('b').count() as f32]).collect())
+///     }
+///     fn dimension(&self) -> usize {
+///         2
+///     }
+///     fn id(&self) -> &str {
+///         "letters"
+///     }
+/// }
+///
+/// assert_eq!(Letters.embed(&["aab", "b"])?, [vec![2.0, 1.0], vec![0.0, 1.0]]);
+/// # Ok::<(), EmbedError>(())
+/// ```
+pub trait Embedder: Send + Sync {
+    /// One vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// The length of every vector.
+    fn dimension(&self) -> usize;
+
+    /// The model's id, e.g. `model2vec:wordllama-l2-256`.
+    fn id(&self) -> &str;
+}
+
+/// A reference or smart pointer to an embedder embeds as the embedder does.
+macro_rules! forward_embedder {
+    ($($pointer:ty),+) => {$(
+        impl<T: Embedder + ?Sized> Embedder for $pointer {
+            fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+                (**self).embed(texts)
+            }
+
+            fn dimension(&self) -> usize {
+                (**self).dimension()
+            }
+
+            fn id(&self) -> &str {
+                (**self).id()
+            }
+        }
+    )+};
+}
+
+forward_embedder!(&T, std::sync::Arc<T>, Box<T>);
+
+/// Checks what an embedder returned for `texts` against its contract: one vector per text, each of
+/// its dimension, every value finite. Callers of an embedder they did not write (a Python object,
+/// a service) run it before using the vectors.
+///
+/// ```
+/// use rag_core::{Embedder, check_embeddings};
+/// # use rag_core::EmbedError;
+/// # struct Two;
+/// # impl Embedder for Two {
+/// #     fn embed(&self, t: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> { Ok(vec![vec![1.0, 0.0]; t.len()]) }
+/// #     fn dimension(&self) -> usize { 2 }
+/// #     fn id(&self) -> &str { "two" }
+/// # }
+///
+/// assert!(check_embeddings(&Two, 2, &[vec![1.0, 0.0], vec![0.0, 1.0]]).is_ok());
+/// let err = check_embeddings(&Two, 2, &[vec![1.0, 0.0]]).unwrap_err();
+/// assert_eq!(err.to_string(), "embedder two failed: it returned 1 vectors for 2 texts");
+/// let err = check_embeddings(&Two, 1, &[vec![f32::NAN, 0.0]]).unwrap_err();
+/// assert_eq!(err.to_string(), "embedder two failed: text 0: its vector holds a non-finite value");
+/// ```
+pub fn check_embeddings(embedder: &dyn Embedder, texts: usize, vectors: &[Vec<f32>]) -> Result<(), EmbedError> {
+    let fail = |message: String| Err(EmbedError::new(embedder.id(), message));
+    if vectors.len() != texts {
+        return fail(format!("it returned {} vectors for {texts} texts", vectors.len()));
+    }
+    let dimension = embedder.dimension();
+    for (i, vector) in vectors.iter().enumerate() {
+        if vector.len() != dimension {
+            return fail(format!(
+                "text {i}: its vector has {} values, the embedder's dimension is {dimension}",
+                vector.len()
+            ));
+        }
+        if !vector.iter().all(|v| v.is_finite()) {
+            return fail(format!("text {i}: its vector holds a non-finite value"));
+        }
+    }
+    Ok(())
+}
+
+/// Embeds the chunks that carry no vector, in one call to `embedder`, from their
+/// [`embedding_text`](Chunk::embedding_text), checks the result ([`check_embeddings`]) and sets
+/// each chunk's [`embedding`](Chunk::embedding); a chunk that already has one is left as it is.
+/// Returns how many were embedded. What `ragctl chunk --embedder` does to each chunk.
+///
+/// ```
+/// use rag_core::{Chunk, EmbedError, Embedder, embed_chunks};
+/// # struct Len;
+/// # impl Embedder for Len {
+/// #     fn embed(&self, t: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> { Ok(t.iter().map(|t| vec![t.len() as f32]).collect()) }
+/// #     fn dimension(&self) -> usize { 1 }
+/// #     fn id(&self) -> &str { "len" }
+/// # }
+///
+/// let mut chunks = vec![Chunk::with_content("a", "d", "t", "four")];
+/// assert_eq!(embed_chunks(&Len, &mut chunks)?, 1);
+/// let embedding = chunks[0].embedding.as_ref().unwrap();
+/// assert_eq!((embedding.model.as_str(), embedding.vector.as_slice()), ("len", &[4.0][..]));
+/// assert_eq!(embed_chunks(&Len, &mut chunks)?, 0, "a vector is kept");
+/// # Ok::<(), EmbedError>(())
+/// ```
+pub fn embed_chunks(embedder: &dyn Embedder, chunks: &mut [Chunk]) -> Result<usize, EmbedError> {
+    let missing: Vec<usize> = (0..chunks.len()).filter(|&i| chunks[i].embedding.is_none()).collect();
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let texts: Vec<String> = missing.iter().map(|&i| chunks[i].embedding_text()).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = embedder.embed(&texts)?;
+    check_embeddings(embedder, texts.len(), &vectors)?;
+    for (&i, vector) in missing.iter().zip(vectors) {
+        chunks[i].embedding = Some(crate::Embedding::new(embedder.id(), vector));
+    }
+    Ok(missing.len())
+}
+
 /// The raw input of a parser: the bytes and the identity the resulting document will carry.
 #[derive(Debug, Clone, Copy)]
 pub struct SourceBytes<'a> {

@@ -64,6 +64,7 @@
 mod conflicts;
 mod cut;
 mod dedup;
+mod diversity;
 mod fences;
 mod order;
 mod pipeline;
@@ -81,6 +82,7 @@ pub use cut::best_part;
 pub use dedup::{
     DedupVerdict, content_hash, hash_dedup, jaccard, jaccard_dedup, normalise, normalised_words, shingles,
 };
+pub use diversity::{MMR_WINDOW, mmr_order};
 pub use fences::balanced_fences;
 pub use order::{ascending_order, descending_order, input_order, lost_in_middle_order, reverse_order, sides_order};
 pub use pipeline::{ContextPacker, MIN_CUT_TOKENS, PackerConfig, PackerConfigBuilder};
@@ -92,7 +94,8 @@ pub use repacker::{
     SizeFn,
 };
 pub use score::{
-    BM25_B, BM25_K1, HEADING_WEIGHT, MAX_QUERY_TERMS, bm25_chunk_scores, bm25_scores, score_missing, search_terms, stem,
+    BM25_B, BM25_K1, DEFAULT_FUSION, EMBED_BATCH, HEADING_WEIGHT, HybridScoring, MAX_QUERY_TERMS, bm25_chunk_scores,
+    bm25_scores, cosine, fuse, score_missing, score_missing_hybrid, search_terms, stem,
 };
 pub use sections::{carried_headings, section_scores};
 pub use select::{

@@ -224,6 +224,43 @@ impl PyChunk {
         Ok(this)
     }
 
+    /// The chunk's vector (JSON `embedding`), or `None` when it was not embedded.
+    #[getter]
+    fn get_embedding(&self) -> Option<Vec<f32>> {
+        self.inner.embedding.as_ref().map(|e| e.vector.clone())
+    }
+
+    /// The id of the model that made the vector (JSON `embedding_model`), or `None`.
+    #[getter]
+    fn get_embedding_model(&self) -> Option<&str> {
+        self.inner.embedding.as_ref().map(|e| e.model.as_str())
+    }
+
+    /// Sets the vector and the id of the model that made it together (both `None` removes them);
+    /// a vector without a model, an empty vector or a value that is not finite is a `ValueError`.
+    #[pyo3(signature = (model, vector))]
+    fn set_embedding(&mut self, model: Option<String>, vector: Option<Vec<f32>>) -> PyResult<()> {
+        self.inner.embedding = match (model, vector) {
+            (None, None) => None,
+            (Some(model), Some(vector)) if !vector.is_empty() && vector.iter().all(|v| v.is_finite()) => {
+                Some(rag_core::Embedding::new(model, vector))
+            }
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err(format!(
+                    "chunk {}: an embedding is a non-empty list of finite floats",
+                    self.inner.id
+                )));
+            }
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "chunk {}: an embedding needs both its model and its vector",
+                    self.inner.id
+                )));
+            }
+        };
+        Ok(())
+    }
+
     /// The chunk's id.
     #[getter]
     fn get_id(&self) -> &str {

@@ -22,6 +22,7 @@ mod chunk;
 mod chunker;
 mod context;
 mod document;
+mod embed;
 mod errors;
 mod ingest;
 mod json;
@@ -53,6 +54,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<packed::PyPackedContext>()?;
     m.add_class::<tokens::PyTiktokenCounter>()?;
     m.add_class::<tokens::PyHuggingFaceCounter>()?;
+    m.add_class::<embed::PyStaticEmbedder>()?;
     m.add_class::<parse::PyParser>()?;
     m.add_class::<parse::PyOcrRegion>()?;
     m.add_class::<parse::PyOcrResult>()?;

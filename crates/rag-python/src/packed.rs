@@ -180,6 +180,10 @@ pub(crate) struct PyPackedContext {
     /// parallel to `chunks`.
     #[pyo3(get)]
     effective_scores: Vec<f64>,
+    /// With hybrid scoring, each packed chunk's `(bm25, cosine)`, parallel to `chunks` (`None`
+    /// for a part cut to fit); empty otherwise.
+    #[pyo3(get)]
+    score_parts: Vec<Option<(f64, f64)>>,
     /// How many chunks were dropped as exact or near duplicates.
     dedup_drops: usize,
     /// How many chunks were dropped for lack of room.
@@ -243,6 +247,11 @@ impl PyPackedContext {
             context: packed.context,
             scoring: packed.scoring.as_ref().map(ToString::to_string),
             effective_scores: packed.effective_scores,
+            score_parts: packed
+                .score_parts
+                .iter()
+                .map(|parts| parts.map(|p| (p.bm25, p.cosine)))
+                .collect(),
         })
     }
 }

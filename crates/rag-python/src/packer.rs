@@ -9,6 +9,7 @@ use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerC
 
 use crate::chunk::chunks_from_py;
 use crate::context::PyRequestContext;
+use crate::embed::embedder_from_py;
 use crate::errors;
 use crate::names::ByName;
 use crate::packed::PyPackedContext;
@@ -283,13 +284,16 @@ impl PyContextPacker {
         budget: i64,
         format: Option<ContextFormat>,
         query: Option<String>,
+        embedder: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PackJob> {
         let counter = self.counter.for_call();
+        let embedder = embedder.filter(|e| !e.is_none()).map(embedder_from_py).transpose()?;
         let config = self
             .config
             .to_builder()
             .with_token_counter(Arc::clone(&counter.engine))
             .with_query(query)
+            .with_embedder(embedder)
             .build()
             .map_err(|e| pack_failure(py, PackFailure::Packer(e)))?;
         let packer = ContextPacker::new(config);
@@ -361,9 +365,12 @@ impl PyContextPacker {
     ///
     /// With `query`, chunks that carry no score are scored by the packer's policy, the one of
     /// `ragctl pack`: after the tenant and access checks, over the chunks the principal may see;
-    /// BM25 when none of them has a score, the given scores otherwise. The result's `scoring` says
-    /// which rule applied; the caller's chunks keep their own `score`.
-    #[pyo3(signature = (ctx, chunks, budget, *, query = None))]
+    /// BM25 when none of them has a score, the given scores otherwise. With `embedder` (a
+    /// `StaticEmbedder`, or any object with `embed(list[str]) -> list[list[float]]`), BM25 is
+    /// fused with the cosine of the query's vector and each chunk's (hybrid scoring); chunks
+    /// without a vector are embedded. The result's `scoring` says which rule applied; the
+    /// caller's chunks keep their own `score`.
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, embedder = None))]
     fn pack<'py>(
         &self,
         py: Python<'py>,
@@ -371,12 +378,13 @@ impl PyContextPacker {
         chunks: &Bound<'py, PyAny>,
         budget: i64,
         query: Option<String>,
+        embedder: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        run_awaitable(py, self.job(py, ctx, chunks, budget, None, query)?)
+        run_awaitable(py, self.job(py, ctx, chunks, budget, None, query, embedder)?)
     }
 
     /// `pack`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, chunks, budget, *, query = None))]
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, embedder = None))]
     fn pack_blocking(
         &self,
         py: Python<'_>,
@@ -384,8 +392,9 @@ impl PyContextPacker {
         chunks: &Bound<'_, PyAny>,
         budget: i64,
         query: Option<String>,
+        embedder: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        run_blocking(py, self.job(py, ctx, chunks, budget, None, query)?)
+        run_blocking(py, self.job(py, ctx, chunks, budget, None, query, embedder)?)
     }
 
     /// Packs `chunks` and renders them as the context of a prompt within `budget` tokens of the
@@ -396,7 +405,7 @@ impl PyContextPacker {
     /// the heading path on a line before an excerpt of a new section (default: unless the
     /// template shows `{heading_path}`); `merge_adjacent` shows overlapping or touching chunks of
     /// one document once; `query` scores chunks without a score, as in `pack`.
-    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true, embedder = None))]
     fn pack_context<'py>(
         &self,
         py: Python<'py>,
@@ -408,14 +417,15 @@ impl PyContextPacker {
         delimiter: &str,
         breadcrumbs: Option<bool>,
         merge_adjacent: bool,
+        embedder: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        run_awaitable(py, self.job(py, ctx, chunks, budget, Some(format), query)?)
+        run_awaitable(py, self.job(py, ctx, chunks, budget, Some(format), query, embedder)?)
     }
 
     /// `pack_context`, on the calling thread; the GIL is released while Rust works.
-    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true))]
+    #[pyo3(signature = (ctx, chunks, budget, *, query = None, template = "{content}", delimiter = "\n\n", breadcrumbs = None, merge_adjacent = true, embedder = None))]
     fn pack_context_blocking(
         &self,
         py: Python<'_>,
@@ -427,10 +437,11 @@ impl PyContextPacker {
         delimiter: &str,
         breadcrumbs: Option<bool>,
         merge_adjacent: bool,
+        embedder: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let format =
             context_format(template, delimiter, breadcrumbs, merge_adjacent).map_err(|f| pack_failure(py, f))?;
-        run_blocking(py, self.job(py, ctx, chunks, budget, Some(format), query)?)
+        run_blocking(py, self.job(py, ctx, chunks, budget, Some(format), query, embedder)?)
     }
 
     fn __repr__(&self) -> String {

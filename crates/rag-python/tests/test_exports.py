@@ -13,6 +13,7 @@ PACKAGES = {
         "rag_packer.budget",
         "rag_packer.conflicts",
         "rag_packer.dedup",
+        "rag_packer.embed",
         "rag_packer.pipeline",
         "rag_packer.reorder",
         "rag_packer.repacker",

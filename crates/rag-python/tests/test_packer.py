@@ -190,16 +190,16 @@ def test_chunk_fields_round_trip():
     assert pickle.loads(pickle.dumps(chunk)) == chunk
     assert chunk.span == Span(9, 19) and tuple(chunk.span) == (9, 19) and len(chunk.span) == 10
     # Unknown fields survive a round trip, in `extra`.
-    extended = Chunk.from_json('{"id":"c","document_id":"d","tenant_id":"t","content":"x","embedding_model":"e5"}')
-    assert extended.extra == {"embedding_model": "e5"}
-    assert '"embedding_model":"e5"' in extended.to_json()
+    extended = Chunk.from_json('{"id":"c","document_id":"d","tenant_id":"t","content":"x","reranker":"bge"}')
+    assert extended.extra == {"reranker": "bge"}
+    assert '"reranker":"bge"' in extended.to_json()
 
 
 def test_an_extra_key_that_names_a_field_is_refused():
     injected = {"tenant_id": "globex", "acl_labels": [], "content": "INJECTED"}
     with pytest.raises(ValueError, match=r"chunk a: extra field `(tenant_id|acl_labels|content)` names a field"):
         Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra=injected)
-    chunk = Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra={"embedding_model": "e5"})
+    chunk = Chunk("a", "d", "acme", "salary", acl_labels=["hr"], extra={"reranker": "bge"})
     with pytest.raises(ValueError, match="extra field `tenant_id`"):
         chunk.extra = {"tenant_id": "globex"}
     # The live dict is checked whenever the chunk leaves Python: no door writes a key twice.

@@ -90,6 +90,11 @@ pub(crate) struct ChunkArgs {
     /// List each file a directory walk skipped, not only their number.
     #[arg(short = 'v', long)]
     verbose: bool,
+    /// A model2vec folder (config.json, model.safetensors, tokenizer.json): each chunk of the
+    /// JSONL output carries its vector (`embedding`) and the model's id (`embedding_model`), for
+    /// `ragctl pack --embedder` or a vector store. Nothing is downloaded.
+    #[arg(long, value_name = "DIR")]
+    embedder: Option<PathBuf>,
 }
 
 impl ChunkArgs {
@@ -178,6 +183,8 @@ struct Settings {
     chunk_progress: ProgressBar,
     /// What the text reports of every file add up to, for the totals line.
     totals: std::sync::Mutex<Totals>,
+    /// Embeds each chunk of the JSONL output (`--embedder`).
+    embedder: Option<Arc<dyn rag_core::Embedder>>,
 }
 
 /// The sums over the files of a text report.
@@ -249,6 +256,12 @@ pub(crate) fn run(args: ChunkArgs) -> anyhow::Result<ExitCode> {
         usage_error(
             clap::error::ErrorKind::MissingRequiredArgument,
             "reading stdin (-) needs --type",
+        );
+    }
+    if args.embedder.is_some() && args.format != ChunkFormat::Jsonl {
+        usage_error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--embedder writes vectors into JSON Lines: add --format jsonl",
         );
     }
     let (inputs, walk_failures) = walk_inputs(&args);
@@ -335,6 +348,7 @@ impl Settings {
     /// when it is an input.
     fn from_args(args: ChunkArgs, overlap_tokens: usize, reads_stdin: bool, files: usize) -> anyhow::Result<Settings> {
         let counter = args.tokenizer.counter()?;
+        let embedder = args.embedder.as_deref().map(crate::embedder::load).transpose()?;
         let parse_options = args.parse_options();
         let chunker = HeadingAwareChunker::new(args.max_tokens as usize, overlap_tokens, counter)?
             .with_fold_headings(args.fold_headings);
@@ -360,6 +374,7 @@ impl Settings {
             stdin,
             chunk_progress: chunk_spinner(files, std::io::stderr().is_terminal(), std::io::stdout().is_terminal()),
             totals: std::sync::Mutex::new(Totals::default()),
+            embedder,
         })
     }
 }
@@ -606,15 +621,22 @@ fn chunk_into(
     // Chunks are written (JSONL) or summarised (text) as the chunker emits them, and dropped: a
     // document's chunks are never all in memory.
     let mut write_error: Option<std::io::Error> = None;
+    let mut embed_error: Option<rag_core::EmbedError> = None;
     let mut preview = Preview::new(settings.show);
     let mut emitted = 0usize;
     let chunked = settings
         .chunker
-        .chunk_document_each(&settings.ctx, &parsed, &mut |chunk| {
+        .chunk_document_each(&settings.ctx, &parsed, &mut |mut chunk| {
             emitted += 1;
             settings.chunk_progress.inc(1);
+            if let Some(embedder) = &settings.embedder
+                && embed_error.is_none()
+                && let Err(err) = rag_core::embed_chunks(embedder.as_ref(), std::slice::from_mut(&mut chunk))
+            {
+                embed_error = Some(err);
+            }
             match settings.format {
-                ChunkFormat::Jsonl if write_error.is_none() => {
+                ChunkFormat::Jsonl if write_error.is_none() && embed_error.is_none() => {
                     let written = serde_json::to_writer(&mut *out, &chunk)
                         .map_err(std::io::Error::from)
                         .and_then(|()| out.write_all(b"\n"));
@@ -626,6 +648,9 @@ fn chunk_into(
         });
     if let Some(err) = write_error {
         return Err(Failure::Output(anyhow::Error::new(err).context("writing the output")));
+    }
+    if let Some(err) = embed_error {
+        return Err(Failure::File(err.into()));
     }
     chunked.map_err(|err| Failure::File(err.into()))?;
     span.record("rag.chunk.chunks", emitted as i64);

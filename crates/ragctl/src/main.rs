@@ -6,6 +6,7 @@
 mod chunk;
 mod demo;
 mod diagnostics;
+mod embedder;
 mod input;
 mod ordered;
 mod output;

@@ -10,7 +10,8 @@ use anyhow::Context as _;
 use clap::{ArgAction, Args, ValueEnum};
 use rag_core::jsonl::{JsonlConfig, MissingTenant};
 use rag_core::{
-    Chunk, PackOrder, PackedContext, Principal, RequestContext, Scoring, SelectionStrategy, TenantId, TokenCounter,
+    Chunk, Fusion, PackOrder, PackedContext, PackerError, Principal, RequestContext, Scoring, SelectionStrategy,
+    TenantId, TokenCounter,
 };
 use rag_packer::{ContextConfig, ContextFormat, ContextPacker, Objective, PackerConfig};
 use serde_json::json;
@@ -117,6 +118,50 @@ pub(crate) struct PackArgs {
     /// the query (`ID#cut`, with `metadata.cut_from`) in the room it would have had.
     #[arg(long)]
     no_cut: bool,
+    /// A model2vec folder (config.json, model.safetensors, tokenizer.json): chunks without a
+    /// score are ranked by BM25 fused with the cosine of their vectors and the query's (hybrid
+    /// scoring). Chunks without a vector are embedded; a vector of another model is an error.
+    #[arg(long, value_name = "DIR")]
+    embedder: Option<PathBuf>,
+    /// How hybrid scoring fuses BM25 and cosine: convex (a weighted sum of the two, each min-max
+    /// normalised over the chunks) or rrf (reciprocal-rank fusion, k = 60).
+    #[arg(long, value_enum, default_value_t = FusionArg::Convex, requires = "embedder")]
+    fusion: FusionArg,
+    /// The weight of BM25 in convex fusion, in 0..=1 (the cosine gets the rest).
+    #[arg(long, value_name = "W", value_parser = parse_weight, requires = "embedder")]
+    bm25_weight: Option<f64>,
+    /// Diversity (maximal marginal relevance): each candidate's score is lowered by W times its
+    /// greatest cosine to the chunks ranked before it, in 0..=1 (off by default).
+    #[arg(long, value_name = "W", value_parser = parse_weight, requires = "embedder")]
+    diversity: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FusionArg {
+    Convex,
+    Rrf,
+}
+
+/// The constant of reciprocal-rank fusion (Cormack et al., 2009).
+const RRF_K: u32 = 60;
+
+fn parse_weight(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(weight) if (0.0..=1.0).contains(&weight) => Ok(weight),
+        _ => Err(format!("expected a number in 0..=1, got {value:?}")),
+    }
+}
+
+impl PackArgs {
+    /// The fusion of `--fusion` and `--bm25-weight`.
+    fn fusion(&self) -> anyhow::Result<Fusion> {
+        Ok(match (self.fusion, self.bm25_weight) {
+            (FusionArg::Convex, None) => rag_packer::DEFAULT_FUSION,
+            (FusionArg::Convex, Some(bm25_weight)) => Fusion::Convex { bm25_weight },
+            (FusionArg::Rrf, None) => Fusion::ReciprocalRank { k: RRF_K },
+            (FusionArg::Rrf, Some(_)) => anyhow::bail!("--bm25-weight weighs convex fusion; rrf has no weight"),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -212,8 +257,9 @@ const DEMO_INPUT: &str = "demo corpus (the project's docs, built in)";
 pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     let tenant = TenantId::new(args.tenant.as_str());
     let counter = args.tokenizer.counter()?;
+    let embedder = args.embedder.as_deref().map(crate::embedder::load).transpose()?;
     let (chunks, input) = read_chunks(&args, &tenant, Arc::clone(&counter)).await?;
-    let packer = ContextPacker::new(packer_config(&args, counter)?);
+    let packer = ContextPacker::new(packer_config(&args, counter, embedder)?);
     let ctx = RequestContext::new(
         tenant,
         Principal {
@@ -227,7 +273,8 @@ pub(crate) async fn run(args: PackArgs) -> anyhow::Result<ExitCode> {
     // chunks that have no score itself, from the ones the principal may see.
     let packed = packer
         .pack_context(&ctx, chunks, args.budget, &context_format(&args)?)
-        .await?;
+        .await
+        .map_err(|err| naming_the_input(err, &input))?;
     if let Some(Scoring::Bm25 { terms, .. }) = &packed.scoring
         && terms.is_empty()
     {
@@ -292,8 +339,23 @@ async fn read_chunks(
     }
 }
 
+/// The packer's error, prefixed with the input when it is about a chunk's vector: mixed models in
+/// one file are the input's fault, and the chunk id alone does not say which file.
+fn naming_the_input(err: PackerError, input: &str) -> anyhow::Error {
+    match err {
+        PackerError::ForeignEmbedding { .. } | PackerError::EmbeddingDimension { .. } => {
+            anyhow::Error::new(err).context(input.to_owned())
+        }
+        err => err.into(),
+    }
+}
+
 /// The packer's configuration, from the flags.
-fn packer_config(args: &PackArgs, counter: Arc<dyn TokenCounter>) -> anyhow::Result<PackerConfig> {
+fn packer_config(
+    args: &PackArgs,
+    counter: Arc<dyn TokenCounter>,
+    embedder: Option<Arc<dyn rag_core::Embedder>>,
+) -> anyhow::Result<PackerConfig> {
     let max_per_document = args
         .max_per_document
         .map(usize::try_from)
@@ -312,6 +374,9 @@ fn packer_config(args: &PackArgs, counter: Arc<dyn TokenCounter>) -> anyhow::Res
         .with_query(Some(args.query.clone()))
         .with_verify_counts(args.verify_counts)
         .with_token_counter(counter)
+        .with_embedder(embedder)
+        .with_fusion(args.fusion()?)
+        .with_diversity(args.diversity)
         .build()?)
 }
 
@@ -459,9 +524,13 @@ impl Outcome<'_> {
             } else {
                 format!(" (own {:.4})", chunk.score_or_zero())
             };
+            let parts = match self.packed.score_parts.get(position).copied().flatten() {
+                Some(parts) => format!(" (bm25 {:.4}, cosine {:.4})", parts.bm25, parts.cosine),
+                None => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "  #{:<3} pos={:<4} score={:.4}{lifted}  trust={:<13}  id={}  {}",
+                "  #{:<3} pos={:<4} score={:.4}{lifted}{parts}  trust={:<13}  id={}  {}",
                 rank + 1,
                 position + 1,
                 effective,
@@ -509,7 +578,10 @@ impl Outcome<'_> {
         positions
     }
 
-    /// The packed chunks as JSON, each with the `effective_score` it was ranked by.
+    /// The packed chunks as JSON, each with the `effective_score` it was ranked by and how its
+    /// score came about (`scored_by`: given, bm25 or fused, with the fused score's `score_parts`).
+    /// A chunk's vector is left out (its `embedding_model` stays): hundreds of numbers per chunk
+    /// explain nothing.
     fn chunks_json(&self) -> anyhow::Result<Vec<serde_json::Value>> {
         self.packed
             .chunks
@@ -518,11 +590,27 @@ impl Outcome<'_> {
             .map(|(position, chunk)| {
                 let mut value = serde_json::to_value(chunk)?;
                 if let Some(object) = value.as_object_mut() {
+                    object.remove("embedding");
                     object.insert("effective_score".to_owned(), json!(self.effective_score(position)));
+                    object.insert("scored_by".to_owned(), json!(self.scored_by(chunk)));
+                    if let Some(parts) = self.packed.score_parts.get(position).copied().flatten() {
+                        object.insert("score_parts".to_owned(), json!(parts));
+                    }
                 }
                 Ok(value)
             })
             .collect()
+    }
+
+    /// How a packed chunk got its score: `given` (it came with it), `missing` (it had none and
+    /// counts as 0.0), `bm25` or `fused` (BM25 with the cosine).
+    fn scored_by(&self, chunk: &Chunk) -> &'static str {
+        match &self.packed.scoring {
+            Some(Scoring::Bm25 { .. }) => "bm25",
+            Some(Scoring::Hybrid { .. }) => "fused",
+            _ if chunk.score.is_none() => "missing",
+            _ => "given",
+        }
     }
 
     /// Everything the pack holds and how it came about, for a program.

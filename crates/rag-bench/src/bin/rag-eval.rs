@@ -28,7 +28,10 @@ use std::time::Instant;
 
 use rag_bench::eval::answer::{contains_answer, contains_answer_words};
 use rag_bench::eval::questions::{Origin, Question, load_questions};
-use rag_bench::eval::report::{PackOutcome, VariantRow, format_table, format_variant_table, question_json, summarise};
+use rag_bench::eval::report::{
+    HybridRow, PackOutcome, VariantRow, format_hybrid_table, format_table, format_variant_table, question_json,
+    summarise,
+};
 use rag_chunker::TiktokenCounter;
 use rag_core::TokenCounter;
 use serde_json::{Value, json};
@@ -44,7 +47,15 @@ struct Args {
     work: PathBuf,
     /// Chunk with `ragctl chunk --fold-headings`.
     fold_headings: bool,
+    /// A model2vec folder: every cell is also packed with `ragctl pack --embedder` (hybrid
+    /// scoring), the chunks written with their vectors, and the two are compared.
+    embedder: Option<PathBuf>,
+    /// More flags for the hybrid packs (`--bm25-weight 0.6`, `--fusion rrf`).
+    hybrid_args: Vec<String>,
 }
+
+/// The suffix of a cell's strategy that packs it with hybrid scoring.
+const HYBRID: &str = "+hybrid";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -57,6 +68,8 @@ fn parse_args() -> Result<Args, String> {
         budgets: vec![500, 1000, 2000],
         work: PathBuf::from("target/eval"),
         fold_headings: false,
+        embedder: None,
+        hybrid_args: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -81,6 +94,8 @@ fn parse_args() -> Result<Args, String> {
             }
             "--work" => args.work = value("--work")?.into(),
             "--fold-headings" => args.fold_headings = true,
+            "--embedder" => args.embedder = Some(value("--embedder")?.into()),
+            "--hybrid-arg" => args.hybrid_args.push(value("--hybrid-arg")?),
             "-h" | "--help" => {
                 println!("{}", USAGE);
                 std::process::exit(0);
@@ -90,6 +105,9 @@ fn parse_args() -> Result<Args, String> {
     }
     // `ragctl chunk` runs in the corpus directory, so a relative path must not be taken from there.
     args.ragctl = std::path::absolute(&args.ragctl).map_err(|e| format!("--ragctl {}: {e}", args.ragctl.display()))?;
+    if let Some(dir) = &args.embedder {
+        args.embedder = Some(std::path::absolute(dir).map_err(|e| format!("--embedder {}: {e}", dir.display()))?);
+    }
     if args.corpora.is_empty() {
         args.corpora = corpus_dirs(Path::new("eval/corpus"))?;
     }
@@ -105,7 +123,7 @@ fn parse_args() -> Result<Args, String> {
 const USAGE: &str = "\
 usage: rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FILE] [--threads N]
                 [--strategies greedy,knapsack,optimal] [--budgets 500,1000,2000] [--work DIR]
-                [--fold-headings]
+                [--fold-headings] [--embedder DIR [--hybrid-arg ARG]...]
 
   --ragctl PATH     the ragctl binary to evaluate (default target/release/ragctl)
   --corpus DIR      a corpus: DIR/docs/ is chunked, DIR/questions.jsonl asked (default: every
@@ -115,7 +133,12 @@ usage: rag-eval [--ragctl PATH] [--corpus DIR]... [--questions FILE] [--json FIL
   --threads N       pack invocations run at once (default 2)
   --work DIR        where the chunks are written (default target/eval)
   --fold-headings   chunk with `ragctl chunk --fold-headings` (headings fold into their
-                    section's first body chunk)";
+                    section's first body chunk)
+  --embedder DIR    a model2vec folder (cargo xtask wordllama writes one): chunk with its vectors
+                    and pack every cell twice, BM25 and hybrid (`ragctl pack --embedder DIR`), side
+                    by side; without it the hybrid comparison is skipped
+  --hybrid-arg ARG  a flag for the hybrid packs only, repeatable: --hybrid-arg --bm25-weight
+                    --hybrid-arg 0.6";
 
 /// The directories of `root`, sorted by name.
 fn corpus_dirs(root: &Path) -> Result<Vec<PathBuf>, String> {
@@ -209,20 +232,25 @@ fn pack(
     with_report: bool,
 ) -> Result<PackOutcome, String> {
     let what = format!("question {} ({strategy}, {budget})", question.id);
+    let (strategy, hybrid) = match strategy.strip_suffix(HYBRID) {
+        Some(strategy) => (strategy, true),
+        None => (strategy, false),
+    };
     let base = |format: &str| {
         let mut cmd = Command::new(&args.ragctl);
-        cmd.arg("pack")
-            .arg(&question.question)
-            .arg("--input")
-            .arg(chunks_file)
-            .args([
-                "--budget",
-                &budget.to_string(),
-                "--strategy",
-                strategy,
-                "--format",
-                format,
-            ]);
+        if hybrid && let Some(dir) = &args.embedder {
+            cmd.arg("pack").arg("--embedder").arg(dir).args(&args.hybrid_args);
+        } else {
+            cmd.arg("pack");
+        }
+        cmd.arg(&question.question).arg("--input").arg(chunks_file).args([
+            "--budget",
+            &budget.to_string(),
+            "--strategy",
+            strategy,
+            "--format",
+            format,
+        ]);
         cmd
     };
     let context = run(&mut base("context"), &format!("{what}: ragctl pack --format context"))?;
@@ -348,23 +376,26 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
     let work = args.work.join(&name);
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     let chunks_file = std::path::absolute(work.join("chunks.jsonl")).map_err(|e| format!("{}: {e}", work.display()))?;
-    let fold: &[&str] = if args.fold_headings { &["--fold-headings"] } else { &[] };
+    let mut fold: Vec<String> = if args.fold_headings {
+        vec!["--fold-headings".to_owned()]
+    } else {
+        Vec::new()
+    };
+    if let Some(dir) = &args.embedder {
+        fold.extend(["--embedder".to_owned(), dir.display().to_string()]);
+    }
     eprintln!("{name}: ragctl chunk docs --format jsonl {}", fold.join(" "));
     let jsonl = run(
         Command::new(&args.ragctl)
             .current_dir(dir)
             .args(["chunk", "docs", "--format", "jsonl"])
-            .args(fold),
+            .args(&fold),
         &format!("{name}: ragctl chunk"),
     )?;
     std::fs::write(&chunks_file, &jsonl).map_err(|e| format!("{}: {e}", chunks_file.display()))?;
     let chunks = read_chunks(&String::from_utf8_lossy(&jsonl))?;
 
-    let cells: Vec<(String, u64)> = args
-        .strategies
-        .iter()
-        .flat_map(|s| args.budgets.iter().map(move |b| (s.clone(), *b)))
-        .collect();
+    let cells = cells(args);
     eprintln!(
         "{name}: {} questions x {} cells, {} threads",
         questions.len(),
@@ -408,6 +439,8 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
         format_table(&summaries)
     );
     let mut text = text;
+    text.push('\n');
+    text.push_str(&hybrid_table(args, &name, &questions, &outcomes, &cells, false));
     let mut variants = Vec::new();
     for variant in variant_dirs(dir)? {
         let (table, raw) = evaluate_variant(args, dir, &variant, &questions, &outcomes, &cells)?;
@@ -427,6 +460,62 @@ fn evaluate(args: &Args, dir: &Path) -> Result<(String, Value), String> {
         "variants": variants,
     });
     Ok((text, raw))
+}
+
+/// Every cell: each strategy at each budget, then (with `--embedder`) the same packed with hybrid
+/// scoring.
+fn cells(args: &Args) -> Vec<(String, u64)> {
+    let mut labels: Vec<String> = args.strategies.clone();
+    if args.embedder.is_some() {
+        labels.extend(args.strategies.iter().map(|s| format!("{s}{HYBRID}")));
+    }
+    labels
+        .iter()
+        .flat_map(|s| args.budgets.iter().map(move |b| (s.clone(), *b)))
+        .collect()
+}
+
+/// BM25 against hybrid scoring, cell by cell, or why it was not measured.
+fn hybrid_table(
+    args: &Args,
+    name: &str,
+    questions: &[Question],
+    outcomes: &[Vec<PackOutcome>],
+    cells: &[(String, u64)],
+    words: bool,
+) -> String {
+    let Some(dir) = &args.embedder else {
+        return format!(
+            "{name}: hybrid scoring skipped (no --embedder DIR; `cargo xtask wordllama` writes a model folder)\n"
+        );
+    };
+    let column = |c: usize| -> Vec<PackOutcome> { outcomes.iter().map(|row| row[c].clone()).collect() };
+    let rows: Vec<HybridRow> = cells
+        .iter()
+        .enumerate()
+        .filter(|(_, (strategy, _))| !strategy.ends_with(HYBRID))
+        .filter_map(|(c, (strategy, budget))| {
+            let hybrid = cells
+                .iter()
+                .position(|(s, b)| *s == format!("{strategy}{HYBRID}") && b == budget)?;
+            Some(HybridRow::new(
+                strategy,
+                *budget,
+                questions,
+                &column(c),
+                &column(hybrid),
+                words,
+            ))
+        })
+        .collect();
+    let judged = if words { "the answer's words" } else { "the answer" };
+    format!(
+        "{name}: BM25 against hybrid scoring ({judged} in the context; hybrid: ragctl pack --embedder {}{}{})\n\n{}",
+        dir.display(),
+        if args.hybrid_args.is_empty() { "" } else { " " },
+        args.hybrid_args.join(" "),
+        format_hybrid_table(&rows)
+    )
 }
 
 /// The format variants of a corpus: its directories other than `docs/`, sorted by name.
@@ -531,7 +620,12 @@ fn evaluate_variant(
     let jsonl = run(
         Command::new(&args.ragctl)
             .current_dir(dir)
-            .args(["chunk", variant, "--format", "jsonl"]),
+            .args(["chunk", variant, "--format", "jsonl"])
+            .args(
+                args.embedder
+                    .iter()
+                    .flat_map(|dir| [std::ffi::OsStr::new("--embedder"), dir.as_os_str()]),
+            ),
         &format!("{name}: ragctl chunk"),
     )?;
     std::fs::write(&chunks_file, &jsonl).map_err(|e| format!("{}: {e}", chunks_file.display()))?;
@@ -601,6 +695,7 @@ fn evaluate_variant(
         asked.len(),
         format_variant_table("docs", variant, &rows),
     );
+    let text = format!("{text}\n{}", hybrid_table(args, &name, &asked, &outcomes, cells, true));
     let raw = json!({
         "variant": variant,
         "chunks": chunks.count,

@@ -193,6 +193,93 @@ pub fn format_variant_table(primary: &str, variant: &str, rows: &[VariantRow]) -
     out.replace("| +0.0 |", "| 0.0 |").replace("| -0.0 |", "| 0.0 |")
 }
 
+/// BM25 against hybrid scoring at one strategy and budget: the same questions packed twice, the
+/// second time with `ragctl pack --embedder` (a row of [`format_hybrid_table`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HybridRow {
+    /// The strategy.
+    pub strategy: String,
+    /// The budget.
+    pub budget: u64,
+    /// Questions asked.
+    pub questions: usize,
+    /// Answers in the context with BM25 alone.
+    pub bm25: usize,
+    /// Answers in the context with hybrid scoring.
+    pub hybrid: usize,
+    /// Hand-written questions asked.
+    pub handwritten: usize,
+    /// Hand-written answers in the context with BM25 alone.
+    pub bm25_handwritten: usize,
+    /// Hand-written answers in the context with hybrid scoring.
+    pub hybrid_handwritten: usize,
+}
+
+impl HybridRow {
+    /// The row of `questions` packed with BM25 (`bm25`) and hybrid scoring (`hybrid`); `words`
+    /// judges by the answer's words (for format variants), else by its text.
+    pub fn new(
+        strategy: &str,
+        budget: u64,
+        questions: &[Question],
+        bm25: &[PackOutcome],
+        hybrid: &[PackOutcome],
+        words: bool,
+    ) -> Self {
+        let hit = |o: &PackOutcome| if words { o.answered_words } else { o.answered };
+        let count = |outcomes: &[PackOutcome], handwritten: bool| {
+            questions
+                .iter()
+                .zip(outcomes)
+                .filter(|(q, o)| (!handwritten || q.origin == Origin::Handwritten) && hit(o))
+                .count()
+        };
+        Self {
+            strategy: strategy.to_owned(),
+            budget,
+            questions: questions.len(),
+            bm25: count(bm25, false),
+            hybrid: count(hybrid, false),
+            handwritten: questions.iter().filter(|q| q.origin == Origin::Handwritten).count(),
+            bm25_handwritten: count(bm25, true),
+            hybrid_handwritten: count(hybrid, true),
+        }
+    }
+}
+
+/// Points of `b` over `a`, out of `whole`.
+fn points(a: usize, b: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "-".to_owned();
+    }
+    let p = 100.0 * (b as f64 - a as f64) / whole as f64;
+    if p == 0.0 { "0.0".to_owned() } else { format!("{p:+.1}") }
+}
+
+/// The table of BM25 against hybrid scoring: all questions and the hand-written ones, each with
+/// the difference in points.
+pub fn format_hybrid_table(rows: &[HybridRow]) -> String {
+    let mut out = String::from(
+        "| strategy | budget | bm25 | hybrid | points | bm25, handwritten | hybrid, handwritten | points |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.strategy,
+            r.budget,
+            share(r.bm25, r.questions),
+            share(r.hybrid, r.questions),
+            points(r.bm25, r.hybrid, r.questions),
+            share(r.bm25_handwritten, r.handwritten),
+            share(r.hybrid_handwritten, r.handwritten),
+            points(r.bm25_handwritten, r.hybrid_handwritten, r.handwritten),
+        );
+    }
+    out
+}
+
 /// The raw results of one question as JSON, so two runs can be compared question by question:
 /// `cells` are the (strategy, budget, outcome) of each pack, `in_one_chunk` whether some chunk of
 /// the corpus holds the answer's span whole (`None` when the chunks carry no usable spans).
@@ -277,6 +364,42 @@ mod tests {
              |---|--:|--:|--:|--:|--:|--:|--:|--:|\n\
              | greedy | 500 | 100.0% (1/1) | - | 1.0 | 3.0 | 480.0 | 490.0 | 0 |\n\
              | optimal | 2000 | 0.0% (0/1) | - | 2.0 | 10.0 | 1999.0 | 2003.0 | 1 |\n"
+        );
+    }
+
+    #[test]
+    fn hybrid_rows_compare_the_same_questions_overall_and_handwritten() {
+        let questions = [
+            question("q1", Origin::Handwritten),
+            question("q2", Origin::Derived),
+            question("q3", Origin::Handwritten),
+        ];
+        let bm25 = [
+            outcome(true, 1, 0, 1, 1),
+            outcome(true, 1, 0, 1, 1),
+            outcome(false, 1, 0, 1, 1),
+        ];
+        let hybrid = [
+            outcome(true, 1, 0, 1, 1),
+            outcome(false, 1, 0, 1, 1),
+            outcome(true, 1, 0, 1, 1),
+        ];
+        let row = HybridRow::new("greedy", 1000, &questions, &bm25, &hybrid, false);
+        assert_eq!(
+            (
+                row.bm25,
+                row.hybrid,
+                row.handwritten,
+                row.bm25_handwritten,
+                row.hybrid_handwritten
+            ),
+            (2, 2, 2, 1, 2)
+        );
+        assert_eq!(
+            format_hybrid_table(&[row]),
+            "| strategy | budget | bm25 | hybrid | points | bm25, handwritten | hybrid, handwritten | points |\n\
+             |---|--:|--:|--:|--:|--:|--:|--:|\n\
+             | greedy | 1000 | 66.7% (2/3) | 66.7% (2/3) | 0.0 | 50.0% (1/2) | 100.0% (2/2) | +50.0 |\n"
         );
     }
 

@@ -8,10 +8,10 @@
 
 use std::borrow::Cow;
 
-use rag_core::{Chunk, PackerError, RequestContext, Scoring};
+use rag_core::{Chunk, PackerError, RequestContext, ScoreParts, Scoring};
 
 use super::config::PackerConfig;
-use crate::score::{given_scoring, relevance_floor, score_missing};
+use crate::score::{given_scoring, relevance_floor, score_missing, score_missing_hybrid};
 use crate::validate::{HeldLabels, check_tenant, validate_budget};
 
 /// What the stages after admission know of the request, besides the visible chunks.
@@ -23,10 +23,13 @@ pub(super) struct Request {
     pub(super) scoring: Option<Scoring>,
     /// The configured floor, else the one the scoring rule brings (0 for BM25 scores).
     pub(super) relevance_floor: Option<f64>,
+    /// Each admitted chunk's BM25 score and cosine, by position, when hybrid scoring applied.
+    pub(super) score_parts: Vec<ScoreParts>,
 }
 
 impl Request {
-    fn new(config: &PackerConfig, budget: usize, hidden: usize, scoring: Option<Scoring>) -> Self {
+    fn new(config: &PackerConfig, budget: usize, hidden: usize, scored: Scored) -> Self {
+        let (scoring, score_parts) = scored;
         let relevance_floor = config
             .relevance_floor
             .or_else(|| scoring.as_ref().and_then(relevance_floor));
@@ -35,7 +38,25 @@ impl Request {
             hidden,
             scoring,
             relevance_floor,
+            score_parts,
         }
+    }
+}
+
+/// The scoring rule that applied (when the packer has the query), and the parts of hybrid scores.
+type Scored = (Option<Scoring>, Vec<ScoreParts>);
+
+/// The packer's scoring policy over the visible chunks: hybrid with an embedder, BM25 without.
+fn score(config: &PackerConfig, chunks: &mut [Chunk]) -> Result<Scored, PackerError> {
+    let Some(query) = config.query.as_deref() else {
+        return Ok((None, Vec::new()));
+    };
+    match &config.embedder {
+        Some(embedder) => {
+            let hybrid = score_missing_hybrid(query, chunks, embedder.as_ref(), config.fusion)?;
+            Ok((Some(hybrid.scoring), hybrid.parts))
+        }
+        None => Ok((Some(score_missing(query, chunks)?), Vec::new())),
     }
 }
 
@@ -65,12 +86,8 @@ pub(super) fn admit(
             visible[position - 1]
         });
     }
-    let scoring = config
-        .query
-        .as_deref()
-        .map(|query| score_missing(query, &mut chunks))
-        .transpose()?;
-    Ok((chunks, Request::new(config, budget, hidden, scoring)))
+    let scored = score(config, &mut chunks)?;
+    Ok((chunks, Request::new(config, budget, hidden, scored)))
 }
 
 /// Admits borrowed chunks: the slice itself when every chunk is visible and the policy leaves the
@@ -88,7 +105,10 @@ pub(super) fn admit_borrowed<'a>(
             Some(_) => given_scoring(chunks).map(Some),
         };
         if let Some(scoring) = scoring {
-            return Ok((Cow::Borrowed(chunks), Request::new(config, budget, 0, scoring)));
+            return Ok((
+                Cow::Borrowed(chunks),
+                Request::new(config, budget, 0, (scoring, Vec::new())),
+            ));
         }
     }
     let mut owned: Vec<Chunk> = chunks
@@ -97,10 +117,6 @@ pub(super) fn admit_borrowed<'a>(
         .filter(|(_, visible)| **visible)
         .map(|(chunk, _)| chunk.clone())
         .collect();
-    let scoring = config
-        .query
-        .as_deref()
-        .map(|query| score_missing(query, &mut owned))
-        .transpose()?;
-    Ok((Cow::Owned(owned), Request::new(config, budget, hidden, scoring)))
+    let scored = score(config, &mut owned)?;
+    Ok((Cow::Owned(owned), Request::new(config, budget, hidden, scored)))
 }

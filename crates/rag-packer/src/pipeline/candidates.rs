@@ -13,6 +13,7 @@ use rag_core::{Chunk, PackerError};
 use super::admit::Request;
 use super::config::PackerConfig;
 use crate::dedup::{DedupVerdict, PARALLEL_MIN_BYTES, PreparedTexts};
+use crate::diversity::{MMR_WINDOW, mmr_order};
 use crate::rank::rank_by;
 use crate::sections::{Sections, are_sections_of_documents, has_sections, lift_to_headings};
 use crate::select::{SelectionItem, document_numbers};
@@ -186,10 +187,57 @@ pub(super) fn candidates(
             }
         }
     }
+    if let Some(weight) = config.diversity {
+        diversify(chunks, &mut candidates, weight);
+    }
     if config.max_per_document.is_some() {
         number_documents(chunks, &mut candidates);
     }
     Ok(candidates)
+}
+
+/// Stage 5b (opt-in): the eligible candidates re-ranked by maximal marginal relevance over their
+/// vectors ([`mmr_order`]), within the first [`MMR_WINDOW`] of them and four times the room; each
+/// takes its marginal value as its score, and the eligible candidates after the window score no
+/// more than the last of it, so the list stays best first.
+fn diversify(chunks: &[Chunk], candidates: &mut Candidates, weight: f64) {
+    let eligible: Vec<usize> = (candidates.pinned..candidates.list.len())
+        .filter(|&k| candidates.list[k].fate == Fate::Eligible)
+        .collect();
+    let mut tokens = 0usize;
+    let window: Vec<usize> = eligible
+        .iter()
+        .copied()
+        .take_while(|&k| {
+            let inside = tokens <= candidates.room.saturating_mul(4);
+            tokens = tokens.saturating_add(candidates.list[k].tokens);
+            inside
+        })
+        .take(MMR_WINDOW)
+        .collect();
+    let scores: Vec<f64> = window.iter().map(|&k| candidates.list[k].score).collect();
+    let vectors: Vec<Option<&[f32]>> = window
+        .iter()
+        .map(|&k| {
+            chunks[candidates.list[k].position]
+                .embedding
+                .as_ref()
+                .map(|e| e.vector.as_slice())
+        })
+        .collect();
+    let order = mmr_order(&scores, &vectors, weight);
+    let before: Vec<Candidate> = window.iter().map(|&k| candidates.list[k]).collect();
+    for (&slot, &(i, value)) in window.iter().zip(&order) {
+        candidates.list[slot] = Candidate {
+            score: value,
+            ..before[i]
+        };
+    }
+    if let Some(&(_, last)) = order.last() {
+        for &k in &eligible[window.len()..] {
+            candidates.list[k].score = candidates.list[k].score.min(last);
+        }
+    }
 }
 
 /// Stages 1 to 4: validation, the pinned chunks and their tokens, the section structure, the

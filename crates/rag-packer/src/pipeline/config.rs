@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use rag_core::{Order, PackOrder, PackerError, SelectionStrategy, TokenCounter};
+use rag_core::{Embedder, Fusion, Order, PackOrder, PackerError, SelectionStrategy, TokenCounter};
 use rag_tokens::TiktokenCounter;
 
 use crate::dedup::check_near_config;
@@ -84,6 +84,18 @@ pub struct PackerConfig {
     /// original and the byte range of its content; the original is dropped as
     /// [`CutToFit`](rag_core::DropReason::CutToFit) and is never packed beside its part. `pack` never cuts: its chunks are the caller's.
     pub(crate) cut_to_fit: bool,
+    /// Hybrid scoring: with an embedder and a [`query`](Self::query), chunks that arrive without
+    /// a score are scored by BM25 fused with the cosine of the embedder's vectors
+    /// ([`score_missing_hybrid`](crate::score_missing_hybrid)) instead of BM25 alone. `None` (the
+    /// default): BM25 alone.
+    pub(crate) embedder: Option<Arc<dyn Embedder>>,
+    /// How hybrid scoring fuses the two scores (default [`DEFAULT_FUSION`](crate::DEFAULT_FUSION)).
+    pub(crate) fusion: Fusion,
+    /// Diversity (opt-in, `None` by default): the eligible candidates are re-ranked by maximal
+    /// marginal relevance over their vectors ([`mmr_order`](crate::mmr_order)), each one's value
+    /// lowered by this weight times its greatest cosine to the candidates ranked before it. A
+    /// finite number of at least 0; chunks without a vector are never lowered.
+    pub(crate) diversity: Option<f64>,
 }
 
 impl PackerConfig {
@@ -110,6 +122,9 @@ impl Default for PackerConfig {
             relevance_floor: None,
             query: None,
             cut_to_fit: true,
+            embedder: None,
+            fusion: crate::DEFAULT_FUSION,
+            diversity: None,
         }
     }
 }
@@ -148,6 +163,12 @@ impl PackerConfigBuilder {
         pub fn with_query(query: Option<String>);
         /// Turns cutting the best left-out chunk to fit on or off (`pack_context` only).
         pub fn with_cut_to_fit(cut_to_fit: bool);
+        /// Sets the embedder of hybrid scoring (`None`: BM25 alone).
+        pub fn with_embedder(embedder: Option<Arc<dyn Embedder>>);
+        /// Sets how hybrid scoring fuses BM25 and cosine.
+        pub fn with_fusion(fusion: Fusion);
+        /// Sets the weight of maximal-marginal-relevance diversity (`None`: off).
+        pub fn with_diversity(diversity: Option<f64>);
     }
 
     /// Plugs in an order of your own (the extension point for orders); `order` becomes
@@ -257,6 +278,21 @@ impl PackerConfig {
         self.cut_to_fit
     }
 
+    /// The embedder of hybrid scoring (`None`: BM25 alone).
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// How hybrid scoring fuses BM25 and cosine.
+    pub fn fusion(&self) -> Fusion {
+        self.fusion
+    }
+
+    /// The weight of maximal-marginal-relevance diversity (`None`: off).
+    pub fn diversity(&self) -> Option<f64> {
+        self.diversity
+    }
+
     /// Checks every setting; the one place a configuration is validated.
     fn validate(&self) -> Result<(), PackerError> {
         let invalid = |message: &str| {
@@ -280,6 +316,23 @@ impl PackerConfig {
                 message: format!("relevance floor must be a finite number, got {floor}"),
             });
         }
+        if let Some(weight) = self.diversity
+            && !(weight.is_finite() && weight >= 0.0)
+        {
+            return Err(PackerError::InvalidConfig {
+                message: format!("the diversity weight must be a finite number of at least 0, got {weight}"),
+            });
+        }
+        match self.fusion {
+            Fusion::Convex { bm25_weight } if !(0.0..=1.0).contains(&bm25_weight) => {
+                return Err(PackerError::InvalidConfig {
+                    message: format!("the bm25 weight of the fusion must be in 0..=1, got {bm25_weight}"),
+                });
+            }
+            Fusion::ReciprocalRank { k: 0 } => return invalid("the k of reciprocal-rank fusion must be at least 1"),
+            Fusion::Convex { .. } | Fusion::ReciprocalRank { .. } => {}
+            _ => return invalid("this fusion is not implemented by this version of the packer"),
+        }
         Ok(())
     }
 }
@@ -300,6 +353,9 @@ impl fmt::Debug for PackerConfig {
             .field("relevance_floor", &self.relevance_floor)
             .field("query", &self.query)
             .field("cut_to_fit", &self.cut_to_fit)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.id().to_owned()))
+            .field("fusion", &self.fusion)
+            .field("diversity", &self.diversity)
             .finish()
     }
 }

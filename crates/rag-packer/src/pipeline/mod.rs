@@ -342,6 +342,14 @@ impl ContextPacker {
         result.hidden_by_acl = request.hidden;
         result.scoring = request.scoring;
         result.effective_scores = plan.packed.iter().map(|&i| plan.scores[i]).collect();
+        if !request.score_parts.is_empty() {
+            // A part cut to fit was added after scoring: it has no parts of its own.
+            result.score_parts = plan
+                .packed
+                .iter()
+                .map(|&i| request.score_parts.get(i).copied())
+                .collect();
+        }
         result
     }
 }

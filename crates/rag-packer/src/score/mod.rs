@@ -10,11 +10,13 @@
 //! (Chinese, Japanese, Korean's Hangul, Thai) are cut into overlapping character bigrams, as
 //! Lucene's CJK analyser does, so `首都` finds `東京は日本の首都です`.
 //!
-//! The files: `analysis.rs` (terms), `bm25.rs` (the scores, over sparse postings), `policy.rs`
-//! (when the packer scores, and what it reports).
+//! The files: `analysis.rs` (terms), `bm25.rs` (the scores, over sparse postings), `hybrid.rs`
+//! (BM25 fused with the cosine of an embedder's vectors), `policy.rs` (when the packer scores,
+//! and what it reports).
 
 mod analysis;
 mod bm25;
+mod hybrid;
 mod policy;
 
 use rag_core::{Chunk, PackerError};
@@ -22,6 +24,7 @@ use rag_core::{Chunk, PackerError};
 pub use self::analysis::{search_terms, stem};
 pub use self::bm25::{BM25_B, BM25_K1, MAX_QUERY_TERMS};
 use self::bm25::{Query, analyse, bm25};
+pub use self::hybrid::{DEFAULT_FUSION, EMBED_BATCH, HybridScoring, cosine, fuse, score_missing_hybrid};
 pub use self::policy::score_missing;
 pub(crate) use self::policy::{given_scoring, relevance_floor};
 

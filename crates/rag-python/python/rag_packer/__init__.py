@@ -24,6 +24,7 @@ from __future__ import annotations
 from rag_packer.budget import *  # noqa: F403
 from rag_packer.conflicts import *  # noqa: F403
 from rag_packer.dedup import *  # noqa: F403
+from rag_packer.embed import *  # noqa: F403
 from rag_packer.pipeline import *  # noqa: F403
 from rag_packer.reorder import *  # noqa: F403
 from rag_packer.repacker import *  # noqa: F403
@@ -46,6 +47,9 @@ __all__ = [
     "normalise",
     "normalised_words",
     "shingles",
+    # rag_packer.embed
+    "Embedder",
+    "StaticEmbedder",
     # rag_packer.pipeline
     "ContextPacker",
     # rag_packer.reorder

@@ -22,6 +22,7 @@ from typing import (
 from typing_extensions import Self, disjoint_base, final
 
 from rag_chunker.tokens import TokenCounter
+from rag_packer.embed import Embedder
 
 __version__: str
 
@@ -40,6 +41,7 @@ __all__ = [
     "PackedContext",
     "TiktokenCounter",
     "HuggingFaceCounter",
+    "StaticEmbedder",
     "Parser",
     "OCRRegion",
     "OCRResult",
@@ -205,6 +207,14 @@ class Chunk:
     @property
     def heading_path(self) -> List[str]:
         """Titles of the enclosing headings, outermost first (from ``metadata``)."""
+    @property
+    def embedding(self) -> Optional[List[float]]:
+        """The chunk's vector (JSON ``embedding``), or ``None``."""
+    @property
+    def embedding_model(self) -> Optional[str]:
+        """The id of the model that made the vector (JSON ``embedding_model``), or ``None``."""
+    def set_embedding(self, model: Optional[str], vector: Optional[Sequence[float]]) -> None:
+        """Sets the vector and its model together (both ``None`` removes them)."""
     @property
     def provenance(self) -> List[Dict[str, JSON]]:
         """Where the chunk's text is in the original file when the document's text is a rendition
@@ -386,6 +396,10 @@ class PackedContext:
     def effective_scores(self) -> List[float]:
         """The score each packed chunk was ranked by (its section heading's when that lifted it),
         parallel to ``chunks``."""
+    @property
+    def score_parts(self) -> List[Optional[Tuple[float, float]]]:
+        """With hybrid scoring (``embedder=``), each packed chunk's ``(bm25, cosine)``, parallel
+        to ``chunks`` (``None`` for a part cut to fit); empty otherwise."""
     def dropped_dedup(self) -> int: ...
     def dropped_budget(self) -> int: ...
 
@@ -422,6 +436,27 @@ class HuggingFaceCounter:
     def name(self) -> str:
         """``hf:`` and the file name, e.g. ``hf:tokenizer.json``."""
     def splits_at_line_starts(self) -> bool: ...
+    @property
+    def path(self) -> str: ...
+
+@final
+class StaticEmbedder:
+    """A model2vec-format static embedding model, loaded from a folder (``config.json``,
+    ``model.safetensors``, ``tokenizer.json``); nothing is downloaded. A missing or malformed
+    file is a ``ValueError`` naming it.
+
+    >>> embedder = StaticEmbedder("target/models/wordllama-l2-256")  # doctest: +SKIP
+    >>> vectors = embedder.embed(["is this flag going away"])  # doctest: +SKIP
+    """
+
+    def __new__(cls, path: Union[str, "os.PathLike[str]"]) -> Self: ...
+    def embed(self, texts: List[str]) -> List[List[float]]:
+        """One vector per text, each of ``dimension`` floats (the GIL is released)."""
+    @property
+    def dimension(self) -> int: ...
+    @property
+    def id(self) -> str:
+        """``model2vec:`` and 12 hex digits of a hash of the model's files."""
     @property
     def path(self) -> str: ...
 
@@ -702,13 +737,25 @@ class ContextPacker:
     @property
     def token_counter(self) -> TokenCounter: ...
     def pack(
-        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int, *, query: Optional[str] = None
+        self,
+        ctx: RequestContext,
+        chunks: Iterable[Chunk],
+        budget: int,
+        *,
+        query: Optional[str] = None,
+        embedder: Optional[Embedder] = None,
     ) -> Coroutine[Any, Any, PackedContext]:
         """Packs ``chunks`` into ``budget`` tokens. With ``query``, chunks without a score are scored
         as ``ragctl pack`` scores them (BM25 when none of the visible chunks has a score), after the
         tenant and access checks, over the chunks the principal may see only."""
     def pack_blocking(
-        self, ctx: RequestContext, chunks: Iterable[Chunk], budget: int, *, query: Optional[str] = None
+        self,
+        ctx: RequestContext,
+        chunks: Iterable[Chunk],
+        budget: int,
+        *,
+        query: Optional[str] = None,
+        embedder: Optional[Embedder] = None,
     ) -> PackedContext: ...
     def pack_context(
         self,
@@ -721,6 +768,7 @@ class ContextPacker:
         delimiter: str = "\n\n",
         breadcrumbs: Optional[bool] = None,
         merge_adjacent: bool = True,
+        embedder: Optional[Embedder] = None,
     ) -> Coroutine[Any, Any, PackedContext]:
         """Packs and renders the prompt context within ``budget`` tokens of the rendered text."""
     def pack_context_blocking(
@@ -734,6 +782,7 @@ class ContextPacker:
         delimiter: str = "\n\n",
         breadcrumbs: Optional[bool] = None,
         merge_adjacent: bool = True,
+        embedder: Optional[Embedder] = None,
     ) -> PackedContext: ...
 
 @final

@@ -4,6 +4,7 @@
 mod chunk;
 mod conventions;
 mod docx;
+mod embed;
 mod hostile;
 mod html;
 mod otlp;

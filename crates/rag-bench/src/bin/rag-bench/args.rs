@@ -10,6 +10,8 @@ pub(crate) struct Args {
     pub(crate) ragctl: Option<PathBuf>,
     pub(crate) work: PathBuf,
     pub(crate) only: Option<String>,
+    /// The model folder of the embedding figures (default target/models/wordllama-l2-256).
+    pub(crate) embedder: Option<PathBuf>,
 }
 
 pub(crate) fn parse_args() -> Result<Args, String> {
@@ -20,6 +22,7 @@ pub(crate) fn parse_args() -> Result<Args, String> {
         ragctl: None,
         work: PathBuf::from("target/bench"),
         only: None,
+        embedder: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -30,13 +33,14 @@ pub(crate) fn parse_args() -> Result<Args, String> {
             "--runs" => args.runs = value("--runs")?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--ragctl" => args.ragctl = Some(value("--ragctl")?.into()),
             "--work" => args.work = value("--work")?.into(),
+            "--embedder" => args.embedder = Some(value("--embedder")?.into()),
             "--only" => match value("--only")?.as_str() {
-                section @ ("chunking" | "ragctl" | "near" | "packing" | "access") => {
+                section @ ("chunking" | "ragctl" | "near" | "packing" | "embed" | "access") => {
                     args.only = Some(section.to_owned())
                 }
                 other => {
                     return Err(format!(
-                        "--only: no section {other:?} (chunking, ragctl, near, packing, access)"
+                        "--only: no section {other:?} (chunking, ragctl, near, packing, embed, access)"
                     ));
                 }
             },

@@ -3,9 +3,10 @@
 //!
 //! ```text
 //! rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION]
+//!           [--embedder DIR]
 //! ```
 //!
-//! `--only chunking|ragctl|near|packing` runs one section of the table (to iterate on one figure);
+//! `--only chunking|ragctl|near|packing|embed|access` runs one section of the table (to iterate on one figure);
 //! `near` is near dedup's worst case through `ragctl`.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line tool reports on the terminal
 #![allow(clippy::unwrap_used)] // a benchmark binary: a failed setup step should stop it loudly
@@ -14,6 +15,7 @@ use rag_bench::corpus;
 
 mod args;
 mod chunking;
+mod embed_figures;
 mod packing_figures;
 mod ragctl_figures;
 mod table;
@@ -39,7 +41,7 @@ fn main() -> std::process::ExitCode {
         Ok(args) => args,
         Err(err) => {
             eprintln!(
-                "error: {err}\nusage: rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION]"
+                "error: {err}\nusage: rag-bench [--corpus DIR] [--quick] [--runs N] [--ragctl PATH] [--work DIR] [--only SECTION] [--embedder DIR]"
             );
             return std::process::ExitCode::from(2);
         }
@@ -77,6 +79,29 @@ fn main() -> std::process::ExitCode {
     }
     if wanted("packing") {
         packing_figures(&mut table, args.runs, args.quick);
+    }
+    if wanted("embed") {
+        // The folder `cargo xtask wordllama` writes, unless --embedder names another.
+        let model = args
+            .embedder
+            .clone()
+            .unwrap_or_else(|| std::path::PathBuf::from("target/models/wordllama-l2-256"));
+        match &args.ragctl {
+            Some(ragctl) if model.is_dir() => embed_figures::embed_figures(
+                &mut table,
+                ragctl,
+                &model,
+                &corpus_dir,
+                &args.work,
+                args.runs,
+                args.quick,
+            ),
+            Some(_) => table.note(format!(
+                "embedding figures skipped: no model folder at {} (cargo xtask wordllama writes it; or --embedder DIR)",
+                model.display()
+            )),
+            None => table.note("embedding figures skipped: no --ragctl PATH (cargo xtask bench passes it)"),
+        }
     }
     if wanted("access") {
         packing_figures::access_check_figure(&mut table, args.runs);

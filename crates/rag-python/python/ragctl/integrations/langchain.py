@@ -20,6 +20,14 @@ and yields one ``Document`` per chunk, with ``provenance`` pointing into the ori
     docs = RagctlLoader(["handbook.docx", "site/"], max_tokens=512).load()
     docs[0].metadata["provenance"]  # [{'kind': 'paragraphs', 'part': 'word/document.xml', 'first': 0, 'last': 2}]
 
+``RagctlEmbeddings`` is a LangChain ``Embeddings`` on ragctl's static embedder: fast local vectors
+from a model2vec folder for a vector store, the same vectors ``ragctl chunk --embedder`` writes::
+
+    from ragctl.integrations.langchain import RagctlEmbeddings
+
+    embeddings = RagctlEmbeddings("target/models/wordllama-l2-256")
+    vectors = embeddings.embed_documents([d.page_content for d in docs])
+
 Requires ``langchain-text-splitters`` (``pip install "ragctl[langchain]"``).
 """
 
@@ -31,13 +39,14 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Unio
 
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 from langchain_text_splitters import TextSplitter
 
-from ragctl._native import Chunk, HeadingAwareChunker, ParseOptions, RequestContext
+from ragctl._native import Chunk, HeadingAwareChunker, ParseOptions, RequestContext, StaticEmbedder
 from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 from rag_chunker.tokens import TokenCounter
 
-__all__ = ["RagctlLoader", "RagctlTextSplitter", "document_ids"]
+__all__ = ["RagctlEmbeddings", "RagctlLoader", "RagctlTextSplitter", "document_ids"]
 
 
 def document_ids(sources: Sequence[str]) -> List[str]:
@@ -225,3 +234,20 @@ class RagctlLoader(BaseLoader):
                 metadata: Dict[str, Any] = {"source": path}
                 metadata.update(chunk_metadata(chunk))
                 yield Document(page_content=chunk.content or "", metadata=metadata, id=chunk.id)
+
+
+class RagctlEmbeddings(Embeddings):
+    """LangChain ``Embeddings`` from a model2vec folder (``config.json``, ``model.safetensors``,
+    ``tokenizer.json``), embedded by ragctl's static embedder with the GIL released; nothing is
+    downloaded. A missing or malformed file is a ``ValueError`` naming it."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.embedder = StaticEmbedder(path)
+
+    def embed_documents(self, texts: List[str]) -> List[List[float]]:
+        """One vector per text, in one call."""
+        return self.embedder.embed(list(texts))
+
+    def embed_query(self, text: str) -> List[float]:
+        """The vector of ``text``."""
+        return self.embedder.embed([text])[0]

@@ -25,6 +25,14 @@ metadata::
     reader = RagctlReader(max_tokens=512)
     docs = SimpleDirectoryReader("docs/", file_extractor={".html": reader, ".docx": reader}).load_data()
 
+``RagctlEmbedding`` is a LlamaIndex embedding model on ragctl's static embedder (a model2vec
+folder; nothing is downloaded)::
+
+    from ragctl.integrations.llamaindex import RagctlEmbedding
+
+    embed_model = RagctlEmbedding(path="target/models/wordllama-l2-256")
+    vector = embed_model.get_text_embedding("Duplicates are dropped before selection.")
+
 Requires ``llama-index-core`` (``pip install "ragctl[llamaindex]"``).
 """
 
@@ -33,15 +41,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode, Document, MetadataMode, Node, NodeRelationship, TextNode
 
-from ragctl._native import Chunk, HeadingAwareChunker, ParsedDocument, ParseOptions, RequestContext, parse_file
+from ragctl._native import (
+    Chunk,
+    HeadingAwareChunker,
+    ParsedDocument,
+    ParseOptions,
+    RequestContext,
+    StaticEmbedder,
+    parse_file,
+)
 from ragctl.integrations import DocumentTypeName, PathLike, char_offsets, chunk_metadata, supported_files
 
-__all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlNodeParser", "RagctlReader"]
+__all__ = ["BOOKKEEPING_METADATA_KEYS", "RagctlEmbedding", "RagctlNodeParser", "RagctlReader"]
 
 BOOKKEEPING_METADATA_KEYS = [
     "chunk_id",
@@ -303,3 +320,36 @@ def _prompt_tokens(count: Any, node: TextNode) -> int:
     if llm == embed:
         return int(count(embed))
     return max(int(count(embed)), int(count(llm)))
+
+
+class RagctlEmbedding(BaseEmbedding):
+    """A LlamaIndex embedding model from a model2vec folder (``config.json``,
+    ``model.safetensors``, ``tokenizer.json``), embedded by ragctl's static embedder with the GIL
+    released; nothing is downloaded. Its ``model_name`` is the model's id (``model2vec:...``)."""
+
+    path: str = Field(description="The model2vec folder.")
+
+    _embedder: StaticEmbedder = PrivateAttr()
+
+    def __init__(self, path: PathLike, **data: Any) -> None:
+        embedder = StaticEmbedder(path)
+        data.setdefault("model_name", embedder.id)
+        data["path"] = str(path)
+        super().__init__(**data)
+        self._embedder = embedder
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "RagctlEmbedding"
+
+    def _get_query_embedding(self, query: str) -> List[float]:
+        return self._embedder.embed([query])[0]
+
+    async def _aget_query_embedding(self, query: str) -> List[float]:
+        return self._get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> List[float]:
+        return self._embedder.embed([text])[0]
+
+    def _get_text_embeddings(self, texts: List[str]) -> List[List[float]]:
+        return self._embedder.embed(list(texts))
