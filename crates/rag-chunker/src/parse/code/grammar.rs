@@ -211,11 +211,14 @@ fn script_definition(node: Node<'_>, text: &str) -> Option<Definition> {
     }
 }
 
-/// `name()`, the title of a method or function in a language without a keyword for it.
+/// `name()`, the title of a method or function in a language without a keyword for it: the name
+/// up to any parameter list a misread declarator holds, its whitespace collapsed.
 fn call_title(kind: DefKind, name: Option<&str>) -> Option<Definition> {
+    let name = name.unwrap_or("");
+    let name = name.split('(').next().unwrap_or(name);
     Some(Definition {
         kind,
-        title: format!("{}()", name.unwrap_or("")),
+        title: format!("{}()", name.split_whitespace().collect::<Vec<_>>().join(" ")),
     })
 }
 
