@@ -2,6 +2,9 @@
 
     code_peers.py --peer text-splitter|langchain --max-tokens 512 DIR > chunks.jsonl
 
+(tiktoken reads cl100k_base from `TIKTOKEN_CACHE_DIR` when set: offline, point it at a copy of
+tiktoken-rs's `assets/cl100k_base.tiktoken` named by the SHA-1 of its download URL.)
+
 `text-splitter` is text-splitter's `CodeSplitter` (PyPI `semantic-text-splitter`, with the
 tree-sitter grammar wheels); `langchain` is LangChain's `RecursiveCharacterTextSplitter` with the
 language's separators (`from_language`), its length measured in cl100k_base tokens

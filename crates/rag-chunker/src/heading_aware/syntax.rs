@@ -3,9 +3,10 @@
 //! The file's top-level items are taken in order. An item that fits the budget is an atom, never
 //! cut: a definition that fits (with the comments, decorators and attributes directly above it)
 //! stays whole. An item over the budget is replaced by its children in the tree, which is where
-//! its statements are, recursively; a definition's children carry its title on their path. A node
-//! with no children (a long string, a comment), or a part the parser could not read (an `ERROR`
-//! node), is cut at its lines, and a line still too long by the text rules (words, then
+//! its statements are, recursively; a definition's children carry its title on their path. A part
+//! the parser could not read (an `ERROR` node) is replaced by what it recovered, joined so that
+//! every piece starts a line. A node with no children (a long string, a comment), and such
+//! joined text, is cut at its lines, and a line still too long by the text rules (words, then
 //! characters). Neighbouring atoms with the same enclosing definitions are then merged up to the
 //! budget, so small items (imports, constants, short functions) share a chunk.
 //!
@@ -191,7 +192,7 @@ impl Walk<'_> {
             Fit::Over(density) => density,
         };
         match item.node {
-            Some(node) if node.child_count() > 0 && !node.is_error() => {
+            Some(node) if node.child_count() > 0 => {
                 let scope = match (item.def, item.wrapped) {
                     (Some(kind), false) => {
                         self.scopes.push(Scope {
@@ -327,8 +328,27 @@ impl Walk<'_> {
         if !text[previous_end..bounds.end.max(previous_end)].trim().is_empty() {
             items.push(Item::text(previous_end..bounds.end, scope, density));
         }
+        if node.is_error() {
+            return line_items(text, items);
+        }
         items
     }
+}
+
+/// The items of a part the parser could not read, cut only at line starts: what it recovered
+/// that starts a line stays an item (a definition there is kept whole when it fits), and anything
+/// that starts inside a line joins the item before it as text, cut at its lines if too large.
+fn line_items<'t>(text: &str, items: Vec<Item<'t>>) -> Vec<Item<'t>> {
+    let mut out: Vec<Item<'t>> = Vec::with_capacity(items.len());
+    for item in items {
+        match out.last_mut() {
+            Some(last) if !begins_line(text, item.range.start) => {
+                *last = Item::text(last.range.start..item.range.end, last.scope, last.density);
+            }
+            _ => out.push(item),
+        }
+    }
+    out
 }
 
 /// Whether only whitespace precedes `at` on its line (looked for a bounded stretch back).

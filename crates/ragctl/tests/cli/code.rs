@@ -15,7 +15,10 @@ fn a_repository_is_chunked_in_one_run_code_along_its_syntax_and_ignored_files_le
             ("repo/.gitignore", "target/\n"),
             ("repo/README.md", "# Tool\n\nRuns commands.\n"),
             ("repo/src/tool.py", TOOL_PY),
-            ("repo/src/lib.rs", "/// Adds.\npub fn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n"),
+            (
+                "repo/src/lib.rs",
+                "/// Adds.\npub fn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n",
+            ),
             ("repo/web/app.ts", "export interface Shape {\n  area(): number;\n}\n"),
             ("repo/target/gen.rs", "fn generated() {}\n"),
         ],
@@ -24,13 +27,19 @@ fn a_repository_is_chunked_in_one_run_code_along_its_syntax_and_ignored_files_le
     let out = stdout_of(ragctl_in(&dir).args(["chunk", "repo", "--format", "jsonl", "--max-tokens", "12"]));
     let chunks = jsonl(&out);
     let uris: Vec<&str> = chunks.iter().map(|c| c["source_uri"].as_str().unwrap()).collect();
-    assert!(uris.contains(&"repo/README.md") && uris.contains(&"repo/web/app.ts"), "{uris:?}");
+    assert!(
+        uris.contains(&"repo/README.md") && uris.contains(&"repo/web/app.ts"),
+        "{uris:?}"
+    );
     assert!(!uris.contains(&"repo/target/gen.rs"), "{uris:?}");
     let invoke = chunks
         .iter()
         .find(|c| c["content"].as_str().unwrap().starts_with("def invoke"))
         .unwrap();
-    assert_eq!(invoke["metadata"]["heading_path"], serde_json::json!(["class Command", "def invoke"]));
+    assert_eq!(
+        invoke["metadata"]["heading_path"],
+        serde_json::json!(["class Command", "def invoke"])
+    );
     assert_eq!(invoke["metadata"]["kind"], "function");
     let add = chunks.iter().find(|c| c["source_uri"] == "repo/src/lib.rs").unwrap();
     assert!(add["content"].as_str().unwrap().starts_with("/// Adds.\npub fn add"));
@@ -55,7 +64,9 @@ fn type_names_a_language_for_stdin_and_a_syntax_error_is_a_warning() {
         .write_stdin("fn ok() {}\n\nfn broken( {\n")
         .assert()
         .success()
-        .stderr(predicate::str::contains("warning: -: syntax errors at 1 place (the first at line 3)"));
+        .stderr(predicate::str::contains(
+            "warning: -: syntax errors at 1 place (the first at line 3)",
+        ));
 }
 
 #[test]
@@ -64,9 +75,19 @@ fn a_packed_method_is_shown_under_its_file_and_class() {
     let chunks = stdout_of(ragctl_in(&dir).args(["chunk", "src", "--format", "jsonl", "--max-tokens", "12"]));
     let context = stdout_of(
         ragctl_in(&dir)
-            .args(["pack", "where is getcwd invoked", "--budget", "100", "--format", "context"])
+            .args([
+                "pack",
+                "where is getcwd invoked",
+                "--budget",
+                "100",
+                "--format",
+                "context",
+            ])
             .write_stdin(chunks),
     );
     let context = String::from_utf8(context).unwrap();
-    assert!(context.contains("src/tool.py > class Command > def invoke\ndef invoke(self, ctx):"), "{context}");
+    assert!(
+        context.contains("src/tool.py > class Command > def invoke\ndef invoke(self, ctx):"),
+        "{context}"
+    );
 }
