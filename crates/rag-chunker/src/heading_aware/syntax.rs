@@ -38,6 +38,9 @@ const COUNT_IF_UNDER: f64 = 2.0;
 /// output stays linear in the input however deep definitions nest.
 pub(super) const MAX_PATH_DEPTH: usize = 16;
 
+/// How many nodes of one child each are looked through for the definition they hold.
+const MAX_WRAPPING: usize = 4;
+
 /// How far back a line start is looked for, to tell whether a chunk would start inside a line.
 const LINE_LOOKBACK: usize = 256;
 
@@ -177,6 +180,7 @@ impl Walk<'_> {
             Fit::Fits(tokens) => {
                 let def = match (item.def, item.node) {
                     (Some(kind), Some(node)) => Some((kind, self.title(node))),
+                    (None, Some(node)) => self.sole_definition(node, &range),
                     _ => None,
                 };
                 return self.merger.add(
@@ -255,6 +259,25 @@ impl Walk<'_> {
         } else {
             Ok(Fit::Over(tokens as f64 / bytes.max(1) as f64))
         }
+    }
+
+    /// The definition `node` is made of alone (a class body holding one method), if any: what
+    /// it defines and its title.
+    fn sole_definition(&self, node: Node<'_>, range: &Range<usize>) -> Option<(DefKind, String)> {
+        let mut at = node;
+        for _ in 0..MAX_WRAPPING {
+            if at.named_child_count() != 1 {
+                return None;
+            }
+            at = at.named_child(0)?;
+            if trim_range(self.text, at.start_byte()..at.end_byte()) != *range {
+                return None;
+            }
+            if let Some((definition, _)) = grammar::definition(self.language, at, self.text) {
+                return Some((definition.kind, path_title(&definition.title)));
+            }
+        }
+        None
     }
 
     /// The title of the definition `node` is.
