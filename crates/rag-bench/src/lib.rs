@@ -2,7 +2,8 @@
 //! `cargo xtask bench` (the `rag-bench` binary) and the criterion micro-benchmarks share.
 //!
 //! [`eval`] is the retrieval-quality yardstick of `cargo xtask eval`; [`quality`] measures the
-//! chunks themselves (where they start, cut fences, overlap), for the `chunk-quality` binary.
+//! chunks themselves (where they start, cut fences, overlap), for the `chunk-quality` binary;
+//! [`code_quality`] measures chunks of source code against its syntax tree, for `code-quality`.
 //!
 //! It is not a test suite: nothing here asserts a time. Figures are ratios measured in one run,
 //! medians of several runs, CPU time next to wall time, because the machines it runs on are noisy.
@@ -13,6 +14,7 @@
 //! assert_eq!(corpus, rag_bench::corpus::generate(64 * 1024)); // deterministic
 //! ```
 
+pub mod code_quality;
 pub mod corpus;
 pub mod eval;
 pub mod measure;

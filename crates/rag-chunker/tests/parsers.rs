@@ -52,7 +52,9 @@ fn unknown_extensions_are_an_error_listing_the_supported_types() {
     assert_eq!(
         err.to_string(),
         "slides/deck.pptx: unsupported file type \"pptx\"; supported: markdown (.md, .markdown), \
-         text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)"
+         text (.txt, .text), ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf), \
+         python (.py, .pyi), rust (.rs), javascript (.js, .mjs, .cjs, .jsx), typescript (.ts, .mts, .cts), \
+         tsx (.tsx), go (.go), java (.java), c (.c, .h), cpp (.cc, .cpp, .cxx, .hpp, .hh, .hxx)"
     );
     let err = DocumentType::detect("Makefile").unwrap_err();
     assert!(
@@ -67,7 +69,23 @@ fn unknown_extensions_are_an_error_listing_the_supported_types() {
     assert_eq!(DocumentType::detect("papers/Report.PDF").unwrap(), DocumentType::Pdf);
     assert_eq!(
         DocumentType::ALL.map(|t| t.as_str()),
-        ["markdown", "text", "ocr", "html", "docx", "pdf"]
+        [
+            "markdown",
+            "text",
+            "ocr",
+            "html",
+            "docx",
+            "pdf",
+            "python",
+            "rust",
+            "javascript",
+            "typescript",
+            "tsx",
+            "go",
+            "java",
+            "c",
+            "cpp"
+        ]
     );
 }
 
@@ -263,7 +281,9 @@ fn no_input_makes_a_parser_panic() {
                 Err(err) => panic!("{ty}: {err}"),
             };
             check_blocks(&parsed);
-            if ty != DocumentType::Ocr {
+            if matches!(ty, DocumentType::Code(_)) {
+                invariants::check_code(&parsed, 16);
+            } else if ty != DocumentType::Ocr {
                 chunk_and_check(&parsed, 16, 4, cl100k());
             }
         }

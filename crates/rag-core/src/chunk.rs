@@ -360,6 +360,9 @@ impl Chunk {
         match self.metadata_str(ChunkKind::KEY)? {
             "heading" => Some(ChunkKind::Heading),
             "body" => Some(ChunkKind::Body),
+            "function" => Some(ChunkKind::Function),
+            "class" => Some(ChunkKind::Class),
+            "code" => Some(ChunkKind::Code),
             _ => None,
         }
     }
@@ -534,12 +537,26 @@ impl CutFrom {
 /// `metadata` (`kind`, `level` for a heading, `heading_path`): the contract between the chunker,
 /// which writes it with [`ChunkKind::metadata`], and the packer, which reads it with
 /// [`Chunk::kind`], [`Chunk::heading_level`] and [`Chunk::heading_path`].
+///
+/// A chunk of source code is a [`Function`](Self::Function), a [`Class`](Self::Class) or
+/// [`Code`](Self::Code), and its `heading_path` names the definitions enclosing it (`["class
+/// Command", "def invoke"]`) instead of headings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ChunkKind {
     /// A heading alone.
     Heading,
     /// Text under the headings of its `heading_path`.
     Body,
+    /// Source code: one or more whole functions or methods, or a part of the function its
+    /// `heading_path` ends with.
+    Function,
+    /// Source code: one or more whole type definitions (classes, structs, enums, traits,
+    /// interfaces, impl blocks), or a part of the one its `heading_path` ends with that is not
+    /// inside one of its functions.
+    Class,
+    /// Source code outside any definition (imports, constants, statements), or a mix of kinds.
+    Code,
 }
 
 impl ChunkKind {
@@ -555,7 +572,22 @@ impl ChunkKind {
         match self {
             Self::Heading => "heading",
             Self::Body => "body",
+            Self::Function => "function",
+            Self::Class => "class",
+            Self::Code => "code",
         }
+    }
+
+    /// Whether the kind is one of source code's (`function`, `class`, `code`): its
+    /// `heading_path` names definitions, and the file names the place.
+    ///
+    /// ```
+    /// use rag_core::ChunkKind;
+    ///
+    /// assert!(ChunkKind::Function.is_code() && !ChunkKind::Body.is_code());
+    /// ```
+    pub const fn is_code(self) -> bool {
+        matches!(self, Self::Function | Self::Class | Self::Code)
     }
 
     /// The metadata of a chunk of this kind: its `level` when given (a heading's), and the titles

@@ -129,3 +129,22 @@ def test_a_missing_path_is_file_not_found_and_a_broken_link_a_warning(tmp_path: 
         found = supported_files(tmp_path)
     assert [Path(p).name for p in found] == ["a.md"]
     assert any("dangling.md: symbolic link cannot be followed" in str(w.message) for w in caught)
+
+
+def test_source_code_is_read_along_its_syntax(ctx, tmp_path: Path) -> None:
+    (tmp_path / "tool.py").write_text(
+        "import os\n\n\nclass Command:\n    def invoke(self, ctx):\n        return os.getcwd()\n"
+    )
+    (tmp_path / "main.go").write_text("package main\n\nfunc Run() int {\n\treturn 1\n}\n")
+    found = [Path(p).name for p in supported_files([tmp_path])]
+    assert found == ["main.go", "tool.py"]
+    chunker = HeadingAwareChunker(max_tokens=12)
+    chunks = chunker.chunk_file_blocking(ctx, tmp_path / "tool.py")
+    [invoke] = [c for c in chunks if c.content.startswith("def invoke")]
+    assert invoke.metadata["heading_path"] == ["class Command", "def invoke"]
+    assert invoke.metadata["kind"] == "function"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        broken = chunker.chunk_text_blocking(ctx, b"def broken(:\n    pass\n", source_uri="bad.py")
+    assert "".join(c.content for c in broken).replace("\n", "").replace(" ", "") == "defbroken(:pass"
+    assert any("syntax errors at 1 place" in str(w.message) for w in caught), caught

@@ -160,3 +160,12 @@ def test_the_splitter_reads_html_text():
     assert docs[0].metadata["heading_path"] == ["Page"]
     [origin] = docs[0].metadata["provenance"]
     assert origin["kind"] == "bytes" and "Menu" not in page[origin["start"] : origin["end"]]
+
+
+def test_the_loader_reads_source_code_along_its_syntax(tmp_path):
+    from ragctl.integrations.langchain import RagctlLoader
+
+    (tmp_path / "main.go").write_text("package main\n\nfunc Run() int {\n\treturn 1\n}\n")
+    docs = RagctlLoader(tmp_path, max_tokens=12).load()
+    assert "".join(d.page_content for d in docs).replace("\n", "").replace("\t", "").replace(" ", "") == "packagemainfuncRun()int{return1}"
+    assert any(d.metadata["heading_path"] == ["func Run"] for d in docs), [d.metadata for d in docs]

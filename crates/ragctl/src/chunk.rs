@@ -40,7 +40,8 @@ pub(crate) struct ChunkArgs {
     #[arg(long, default_value_t = HeadingAwareChunker::DEFAULT_MAX_TOKENS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_tokens: u32,
     /// Tokens of overlap between consecutive body chunks of one section (must be below
-    /// --max-tokens) [default: 64, or --max-tokens / 8 when that is smaller].
+    /// --max-tokens; source code has none, its chunks follow the syntax) [default: 64, or
+    /// --max-tokens / 8 when that is smaller].
     #[arg(long, value_name = "N")]
     overlap_tokens: Option<u32>,
     /// Fold each heading into the first body chunk of its section (the chunk starts at the heading
@@ -805,7 +806,13 @@ impl Preview {
         let mut s = String::new();
         let _ = writeln!(s, "{}", esc(uri));
         let _ = writeln!(s, "  parser:     {doc_type}");
-        if let Some(rendition) = &parsed.rendition {
+        // Source code is read as it is: its rendition is the file, with nothing to report but
+        // the warnings, which go to stderr.
+        if let Some(rendition) = parsed
+            .rendition
+            .as_ref()
+            .filter(|_| !matches!(doc_type, DocumentType::Code(_)))
+        {
             s.push_str(&rendition_lines(rendition, parsed.document.text.len()));
         }
         let _ = writeln!(s, "  blocks:     {blocks}");

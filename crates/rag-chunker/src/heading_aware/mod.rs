@@ -26,6 +26,8 @@
 mod counting;
 mod overlap;
 mod sections;
+#[cfg(feature = "code")]
+mod syntax;
 mod units;
 
 use std::ops::Range;
@@ -322,6 +324,18 @@ impl HeadingAwareChunker {
         )
         .entered();
         validate_blocks(parsed)?;
+        #[cfg(feature = "code")]
+        if let Some(language) = crate::parse::code::language_of(parsed)
+            && let Some(grammar) = crate::parse::code::grammar::grammar(language)
+        {
+            let emitted = syntax::chunk_code(self, ctx, parsed, language, &grammar, sink)?;
+            tracing::debug!(
+                chunks = emitted as i64,
+                language = language.as_str(),
+                "chunked along the syntax"
+            );
+            return Ok(());
+        }
         let document = &parsed.document;
         let counting = Counting::new(&document.text, &document.id, self.counter.as_ref(), self.max_tokens);
         let mut run = Run::new(counting, self, ctx, parsed, sink);

@@ -93,14 +93,7 @@ impl<'a> Run<'a> {
             counting,
             splitter: UnitSplitter::new(),
             overlap_tokens: chunker.overlap_tokens(),
-            emitter: Emitter {
-                ctx,
-                document: &parsed.document,
-                rendition: parsed.rendition.as_ref(),
-                tokenizer,
-                sink,
-                emitted: 0,
-            },
+            emitter: Emitter::new(ctx, parsed, tokenizer, sink),
             headings: Vec::new(),
             pending: Pending::default(),
             offered: None,
@@ -111,7 +104,7 @@ impl<'a> Run<'a> {
 
     /// How many chunks went to the sink.
     pub(super) fn emitted(&self) -> usize {
-        self.emitter.emitted
+        self.emitter.emitted()
     }
 
     /// A heading: closes the section before it, opens its own.
@@ -395,7 +388,7 @@ impl<'a> Run<'a> {
 /// Every chunk of a section carries the titles of its headings, so a title's length is paid once
 /// per chunk: unbounded, a heading of a megabyte split into hundreds of pieces would repeat that
 /// megabyte in each of them, and output and memory would grow with the square of the input.
-fn path_title(title: &str) -> String {
+pub(super) fn path_title(title: &str) -> String {
     let max = HeadingAwareChunker::MAX_PATH_TITLE_CHARS;
     if title.char_indices().nth(max).is_none() {
         return title.to_owned();
@@ -407,7 +400,7 @@ fn path_title(title: &str) -> String {
 }
 
 /// Where finished chunks go: each is built from its span and handed to the sink in order.
-struct Emitter<'a> {
+pub(super) struct Emitter<'a> {
     ctx: &'a RequestContext,
     document: &'a Document,
     /// The map back to the original file, when the document's text is a rendition of it.
@@ -419,9 +412,31 @@ struct Emitter<'a> {
     emitted: usize,
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    /// An emitter of `parsed`'s chunks, counted by `tokenizer`, to `sink`.
+    pub(super) fn new(
+        ctx: &'a RequestContext,
+        parsed: &'a ParsedDocument,
+        tokenizer: &'a str,
+        sink: &'a mut dyn FnMut(Chunk),
+    ) -> Self {
+        Self {
+            ctx,
+            document: &parsed.document,
+            rendition: parsed.rendition.as_ref(),
+            tokenizer,
+            sink,
+            emitted: 0,
+        }
+    }
+
+    /// How many chunks went to the sink.
+    pub(super) fn emitted(&self) -> usize {
+        self.emitted
+    }
+
     /// Builds the chunk of `range` and hands it to the sink; returns its id.
-    fn emit(
+    pub(super) fn emit(
         &mut self,
         range: Range<usize>,
         tokens: usize,

@@ -97,7 +97,9 @@ pub fn parse_owned(
     options: &ParseOptions,
 ) -> Result<ParsedDocument, ParseError> {
     match doc_type {
-        DocumentType::Markdown | DocumentType::Text => parse_document_owned(ctx, doc_type, source, bytes),
+        DocumentType::Markdown | DocumentType::Text | DocumentType::Code(_) => {
+            parse_document_owned(ctx, doc_type, source, bytes)
+        }
         _ => parse_bytes(
             ctx,
             doc_type,

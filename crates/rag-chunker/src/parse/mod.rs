@@ -30,6 +30,7 @@ macro_rules! builtin_parser {
     };
 }
 
+pub mod code;
 pub mod docx;
 #[cfg(feature = "html")]
 mod html;
@@ -46,6 +47,7 @@ use std::str::FromStr;
 
 use rag_core::{Block, BlockType, Document, ParseError, ParsedDocument, RequestContext, SourceBytes, Span};
 
+pub use code::{CodeParser, Language};
 pub use docx::DocxParser;
 #[cfg(feature = "html")]
 pub use html::{
@@ -89,6 +91,10 @@ pub enum DocumentType {
     /// PDF (`.pdf`): its text layer, read along the page layout by `PdfParser` (rag-chunker's
     /// `pdf` feature; without it, parsing is a [`ParseError::NotBuilt`]).
     Pdf,
+    /// Source code of one language (`.py`, `.rs`, `.ts`, ...), read along its syntax tree by
+    /// [`CodeParser`] and chunked along it (rag-chunker's `code-<language>` features; without
+    /// the language's, parsing is a [`ParseError::NotBuilt`]).
+    Code(Language),
 }
 
 /// The supported types and their file-name suffixes, as error messages list them:
@@ -103,12 +109,29 @@ fn supported() -> String {
 
 impl DocumentType {
     /// Every document type, in the order help texts list them.
-    pub const ALL: [DocumentType; 6] = [Self::Markdown, Self::Text, Self::Ocr, Self::Html, Self::Docx, Self::Pdf];
+    pub const ALL: [DocumentType; 15] = [
+        Self::Markdown,
+        Self::Text,
+        Self::Ocr,
+        Self::Html,
+        Self::Docx,
+        Self::Pdf,
+        Self::Code(Language::Python),
+        Self::Code(Language::Rust),
+        Self::Code(Language::JavaScript),
+        Self::Code(Language::TypeScript),
+        Self::Code(Language::Tsx),
+        Self::Code(Language::Go),
+        Self::Code(Language::Java),
+        Self::Code(Language::C),
+        Self::Code(Language::Cpp),
+    ];
 
-    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html`, `docx` or
-    /// `pdf`.
+    /// The name used by `--type` and in messages: `markdown`, `text`, `ocr`, `html`, `docx`,
+    /// `pdf`, or a language's name (`python`, `rust`, ..., see [`Language::as_str`]).
     pub const fn as_str(self) -> &'static str {
         match self {
+            Self::Code(language) => language.as_str(),
             Self::Markdown => "markdown",
             Self::Text => "text",
             Self::Ocr => "ocr",
@@ -130,6 +153,7 @@ impl DocumentType {
             Self::Html => &[".html", ".htm", ".xhtml"],
             Self::Docx => &[".docx"],
             Self::Pdf => &[".pdf"],
+            Self::Code(language) => language.suffixes(),
         }
     }
 
@@ -158,6 +182,7 @@ impl DocumentType {
     /// The built-in parser for this type.
     pub fn parser(self) -> &'static dyn rag_core::Parser {
         match self {
+            Self::Code(language) => code::parser_of(language),
             Self::Markdown => &MarkdownParser,
             Self::Text => &PlainTextParser,
             Self::Ocr => &OcrJsonParser,
@@ -272,6 +297,14 @@ pub fn parse_document_owned(
     let blocks_of: fn(&str) -> Vec<Block> = match doc_type {
         DocumentType::Markdown => markdown::markdown_blocks,
         DocumentType::Text => text::text_blocks,
+        DocumentType::Code(language) => {
+            // The file is the text: decoded in place, never copied.
+            let text = String::from_utf8(bytes).map_err(|err| ParseError::InvalidUtf8 {
+                source_uri: source.source_uri.to_owned(),
+                offset: err.utf8_error().valid_up_to(),
+            })?;
+            return code::parse_code(language, &source, text);
+        }
         // OCR JSON, HTML, DOCX and PDF are not the document's text (the text is derived from
         // them): nothing to save, and a DOCX or a PDF is binary, never decoded as UTF-8.
         DocumentType::Ocr | DocumentType::Html | DocumentType::Docx | DocumentType::Pdf => {
@@ -532,7 +565,9 @@ mod tests {
         assert_eq!(
             "odt".parse::<DocumentType>().unwrap_err().to_string(),
             "unknown document type \"odt\"; supported: markdown (.md, .markdown), text (.txt, .text), \
-             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf)"
+             ocr (.ocr.json), html (.html, .htm, .xhtml), docx (.docx), pdf (.pdf), python (.py, .pyi), \
+             rust (.rs), javascript (.js, .mjs, .cjs, .jsx), typescript (.ts, .mts, .cts), tsx (.tsx), go (.go), \
+             java (.java), c (.c, .h), cpp (.cc, .cpp, .cxx, .hpp, .hh, .hxx)"
         );
     }
 

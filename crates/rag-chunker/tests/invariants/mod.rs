@@ -87,6 +87,47 @@ pub(crate) fn check_with(chunker: &HeadingAwareChunker, parsed: &ParsedDocument)
     chunks
 }
 
+/// The chunks of a source file at `max` tokens (no overlap), after the contract suite's checks
+/// and those of code: every chunk an exact slice within budget with its exact count, spans in
+/// order without overlap, every byte that is not whitespace in a chunk (a leading byte-order
+/// mark excepted, as everywhere).
+pub(crate) fn check_code(parsed: &ParsedDocument, max: usize) -> Vec<Chunk> {
+    let chunker = HeadingAwareChunker::new(max, 0, cl100k()).unwrap();
+    let counter = chunker.counter().as_ref();
+    let report = check_chunker(
+        &chunker,
+        &ctx(),
+        parsed,
+        Some(Budget {
+            max_tokens: max,
+            counter,
+        }),
+    );
+    assert!(report.passed(), "{report}");
+    let chunks = chunker.chunk_document(&ctx(), parsed).unwrap();
+    let code = parsed.document.text.as_str();
+    let mut covered = code.len() - code.trim_start_matches('\u{feff}').len();
+    for chunk in &chunks {
+        let span = chunk.span.unwrap();
+        assert_eq!(chunk.content(), Some(&code[span.range()]));
+        assert!(chunk.token_count.unwrap() <= max, "{chunk:?}");
+        assert_eq!(
+            counter.count(chunk.content().unwrap()).unwrap(),
+            chunk.token_count.unwrap()
+        );
+        assert!(span.start >= covered, "overlap at {}", span.start);
+        assert!(
+            code[covered..span.start].trim().is_empty(),
+            "lost {:?}",
+            &code[covered..span.start]
+        );
+        assert!(chunk.kind().is_some_and(rag_core::ChunkKind::is_code), "{chunk:?}");
+        covered = span.end;
+    }
+    assert!(code[covered..].trim().is_empty(), "lost the tail");
+    chunks
+}
+
 /// The output-size bound the chunker documents, for `chunker` on `parsed` in [`ctx`].
 pub(crate) fn output_bound(chunker: &HeadingAwareChunker, parsed: &ParsedDocument) -> OutputBound {
     OutputBound::heading_aware(

@@ -164,6 +164,33 @@ fn a_heading_is_not_packed_alone_while_its_section_can_carry_it() {
 }
 
 #[test]
+fn a_packed_piece_of_code_is_shown_under_its_file_and_enclosing_definitions() {
+    let text = "class Command:\n    def invoke(self, ctx):\n        return ctx.result\n";
+    let doc = Doc { text: text.to_owned() };
+    let mut method = doc.piece("tool.py#1", 19, 67, 1.0);
+    method.set_kind(Some(ChunkKind::Function), None);
+    method
+        .metadata
+        .insert("heading_path".into(), json!(["class Command", "def invoke"]));
+    method.source_uri = Some("src/tool.py".into());
+    let packer = ContextPacker::new(PackerConfig::builder().with_token_counter(cl100k()).build().unwrap());
+    let packed = packer
+        .pack_context_blocking(&ctx(), vec![method.clone()], 200, &ContextFormat::default())
+        .unwrap();
+    let context = packed.context.unwrap();
+    assert!(
+        context.starts_with("src/tool.py > class Command > def invoke\ndef invoke(self, ctx):"),
+        "{context}"
+    );
+    // A body chunk of a document is shown under its headings alone, as before.
+    method.set_kind(Some(ChunkKind::Body), None);
+    let packed = packer
+        .pack_context_blocking(&ctx(), vec![method], 200, &ContextFormat::default())
+        .unwrap();
+    assert!(packed.context.unwrap().starts_with("class Command > def invoke\n"));
+}
+
+#[test]
 fn pinned_chunks_that_render_over_the_budget_are_refused() {
     let mut system = Chunk::with_content("sys", "prompt", "acme", "Answer from the context only.");
     system.pinned = true;

@@ -12,7 +12,7 @@ mod template;
 
 use std::borrow::Cow;
 
-use rag_core::{Chunk, ChunkId, Excerpt, RenderError};
+use rag_core::{Chunk, ChunkId, ChunkKind, Excerpt, RenderError};
 
 use crate::fences::balanced_fences;
 use crate::setters::setters;
@@ -144,9 +144,14 @@ impl ContextFormat {
     }
 
     /// The breadcrumb line of `chunk`'s heading path, with its line break, or `None` when
-    /// breadcrumbs are off or the chunk has no heading path.
+    /// breadcrumbs are off or the chunk has no heading path. A chunk of source code names its
+    /// file first (`src/tool.py > class Command > def invoke`): its path names definitions, and
+    /// a method means little without the file it is in.
     pub(crate) fn breadcrumb_line(&self, chunk: &Chunk) -> Option<String> {
-        let path = chunk.heading_path();
+        let mut path = chunk.heading_path();
+        if chunk.kind().is_some_and(ChunkKind::is_code) {
+            path.insert(0, chunk.source_uri.as_deref().unwrap_or(chunk.document_id.as_str()));
+        }
         (self.breadcrumbs && !path.is_empty()).then(|| format!("{}\n", breadcrumb(&path)))
     }
 

@@ -2,7 +2,9 @@
 //!
 //! Words are runs of letters, digits and (in Thai) combining marks. A word in a script written
 //! with spaces also counts as its identifier parts (`readLines` is `readlines`, `read` and
-//! `lines`), is lower-cased, dropped if it is an English stop word (NLTK's list) and reduced by the
+//! `lines`), and a snake_case identifier as itself and its words (`read_file` is `read_file`,
+//! `read` and `file`), so that a question naming an identifier finds it whole or by its words.
+//! Each is lower-cased, dropped if it is an English stop word (NLTK's list) and reduced by the
 //! Snowball English stemmer.
 //!
 //! Scripts written without spaces between words have no words to split on, so a query term would
@@ -111,14 +113,38 @@ pub(super) fn for_each_piece(text: &str, mut emit: impl FnMut(Piece<'_>)) {
     let mut lower = String::new();
     let mut gram = String::new();
     let mut units: Vec<&str> = Vec::new();
-    for run in text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()) {
+    for token in text.split(|c: char| !is_word_char(c) && c != '_') {
+        // A snake_case identifier (`read_file`) counts whole as well as by its parts.
+        if token.contains('_') {
+            let whole = token.trim_matches('_');
+            if whole.split('_').filter(|part| !part.is_empty()).nth(1).is_some() && whole.is_ascii() {
+                lower.clear();
+                lower.push_str(&whole.to_ascii_lowercase());
+                emit(Piece::Word(&lower));
+            }
+        }
+        for run in token.split('_').filter(|w| !w.is_empty()) {
+            analyse_run(run, &mut lower, &mut gram, &mut units, &mut emit);
+        }
+    }
+}
+
+/// Emits the pieces of one run of word characters.
+fn analyse_run<'u>(
+    run: &'u str,
+    lower: &mut String,
+    gram: &mut String,
+    units: &mut Vec<&'u str>,
+    emit: &mut impl FnMut(Piece<'_>),
+) {
+    {
         for (script, segment) in segments(run) {
             match script {
-                Script::Spaced => emit_word(segment, &mut lower, &mut emit),
+                Script::Spaced => emit_word(segment, lower, emit),
                 Script::Cjk | Script::Thai => {
                     units.clear();
                     units.extend(gram_units(segment, script));
-                    emit_grams(&units, &mut gram, &mut emit);
+                    emit_grams(units, gram, emit);
                 }
             }
         }
@@ -250,6 +276,7 @@ mod tests {
                 "httpserver",
                 "http",
                 "server",
+                "read_file",
                 "read",
                 "file",
                 "utf8decode",

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr, missing_docs)]
 
 mod chunk;
+mod code;
 mod conventions;
 mod docx;
 mod embed;
