@@ -4,28 +4,16 @@
 
 use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
-use rag_bench::measure::{Sample, children_cpu, median, ms};
+use rag_bench::measure::{median, ms};
 use rag_bench::packing;
 use rag_core::{Embedder, embed_chunks};
 use rag_embed::StaticEmbedder;
 
+use crate::ragctl_figures::run_child;
 use crate::table::Table;
-
-/// Runs `cmd` with stdout to /dev/null; wall time and children's CPU time.
-fn run_child(mut cmd: Command) -> Sample {
-    let cpu0 = children_cpu();
-    let start = Instant::now();
-    let status = cmd.stdout(Stdio::null()).status().unwrap();
-    let wall = start.elapsed();
-    assert!(status.success(), "{cmd:?} failed: {status}");
-    Sample {
-        wall,
-        cpu: children_cpu().saturating_sub(cpu0),
-    }
-}
 
 pub(crate) fn embed_figures(
     table: &mut Table,

@@ -12,7 +12,7 @@ use rag_packer::{DedupVerdict, jaccard, jaccard_dedup, normalised_words, shingle
 use crate::table::Table;
 
 /// Runs `cmd` to completion with stdout to /dev/null; wall time and children's CPU time.
-fn run_child(mut cmd: Command) -> Sample {
+pub(crate) fn run_child(mut cmd: Command) -> Sample {
     let cpu0 = children_cpu();
     let start = Instant::now();
     let status = cmd.stdout(Stdio::null()).status().unwrap();
